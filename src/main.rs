@@ -1,0 +1,2 @@
+//! The `hilbert` command line.
+fn main() {}
