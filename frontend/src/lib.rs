@@ -11,6 +11,7 @@
 pub mod check;
 pub mod diagnostic;
 pub mod project;
+pub mod render;
 pub mod source;
 pub mod syntax;
 
