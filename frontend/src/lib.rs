@@ -10,6 +10,7 @@
 
 pub mod check;
 pub mod diagnostic;
+pub mod explain;
 pub mod project;
 pub mod render;
 pub mod source;
