@@ -101,7 +101,7 @@ pub fn run(args: &Args) -> u8 {
     };
     let checked = check_project(&loaded);
     let summary = Summary::of(&checked.diagnostics, loaded.sources.files().len());
-    let clean = summary.errors == 0 && !(args.deny_warnings && summary.warnings > 0);
+    let clean = is_clean(summary, args.deny_warnings);
     let text = match args.format {
         Format::Human => {
             let color = match args.color {
@@ -125,6 +125,11 @@ pub fn run(args: &Args) -> u8 {
     };
     output::stdout(&text);
     u8::from(!clean)
+}
+
+/// Whether a check passes (exit code 0): no error, and no warning when warnings are denied.
+fn is_clean(summary: Summary, deny_warnings: bool) -> bool {
+    summary.errors == 0 && !(deny_warnings && summary.warnings > 0)
 }
 
 /// What to do about a load error.
@@ -163,4 +168,25 @@ fn digests(loaded: &Loaded) -> Result<Vec<Input>, (String, std::io::Error)> {
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn warnings_pass_unless_denied_and_errors_never_pass() {
+        let counts = |errors, warnings| Summary {
+            files: 1,
+            files_with_findings: 1,
+            errors,
+            warnings,
+        };
+        assert!(is_clean(counts(0, 0), false));
+        assert!(is_clean(counts(0, 0), true));
+        assert!(is_clean(counts(0, 2), false));
+        assert!(!is_clean(counts(0, 2), true));
+        assert!(!is_clean(counts(1, 0), false));
+        assert!(!is_clean(counts(1, 3), true));
+    }
 }
