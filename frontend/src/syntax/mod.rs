@@ -11,3 +11,6 @@ pub mod parser;
 pub mod token;
 
 pub use parser::parse;
+
+#[cfg(test)]
+mod tests;

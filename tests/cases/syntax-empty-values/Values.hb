@@ -1,0 +1,1 @@
+-- values to come
