@@ -441,6 +441,27 @@ impl Checker<'_> {
         self.satisfiability(ai);
     }
 
+    /// After an unknown belief name, counts the nearest declared one as mentioned (the user
+    /// most likely meant it), so that no unused-belief warning follows the error.
+    pub(crate) fn mark_near_belief(&mut self, ai: usize, name: &str) {
+        let bs = &self.program.agents[ai].beliefs;
+        if let Some(n) = nearest(name, bs.iter().map(|b| b.name.as_str()))
+            && let Some(i) = self.program.agents[ai].belief(n)
+        {
+            self.used_beliefs.insert((ai, i));
+        }
+    }
+
+    /// After an unknown plan name in file `fi`, counts the nearest plan as used.
+    pub(crate) fn mark_near_plan(&mut self, fi: usize, name: &str) {
+        let pf = &self.program.plan_files[fi];
+        if let Some(n) = nearest(name, pf.plans.iter().map(|p| p.name.as_str()))
+            && let Some(i) = pf.plans.iter().position(|p| p.name == n)
+        {
+            self.used_plans.insert(PlanRef { file: pf.file, index: i });
+        }
+    }
+
     fn no_reason(&mut self, span: Span, desire: &Ident, label: &str) {
         self.emit(
             Diagnostic::error(
@@ -525,6 +546,11 @@ impl Checker<'_> {
     fn attention_or_report(&mut self, ai: usize, a: &Ident) -> Option<usize> {
         if let Some(i) = self.program.agents[ai].attention(&a.name) {
             return Some(i);
+        }
+        let atts = &self.program.agents[ai].attentions;
+        if let Some(n) = nearest(&a.name, atts.iter().map(|x| x.name.as_str())) {
+            let i = self.program.agents[ai].attention(n).unwrap_or(0);
+            self.used_attentions.insert((ai, i));
         }
         if self.agent_tainted(ai) {
             return None;
@@ -626,6 +652,15 @@ impl Checker<'_> {
             .position(|f| f.stem == file.name)
         else {
             let known = self.all_stems.contains_key(&file.name);
+            let near = nearest(&file.name, self.program.plan_files.iter().map(|f| f.stem.as_str()))
+                .and_then(|n| self.program.plan_files.iter().position(|f| f.stem == n));
+            if let Some(nf) = near {
+                self.mark_near_plan(nf, &plan.name);
+                let pf = &self.program.plan_files[nf];
+                if let Some(i) = pf.plans.iter().position(|p| p.name == plan.name) {
+                    self.used_plans.insert(PlanRef { file: pf.file, index: i });
+                }
+            }
             if !known {
                 let mut stems: Vec<String> = self.all_stems.keys().cloned().collect();
                 stems.sort();
@@ -650,6 +685,8 @@ impl Checker<'_> {
             .iter()
             .position(|p| p.name == plan.name && !p.duplicate)
         else {
+            self.mark_near_plan(fi, &plan.name);
+            let pf = &self.program.plan_files[fi];
             if !self.tainted.contains(&fid) {
                 let names: Vec<String> = pf
                     .plans
@@ -706,7 +743,10 @@ impl Checker<'_> {
                 .with_help(format!("declare the channel inside the plan (`{} : {}`), as the seed's Produce does, and pass it to the plans it calls", ch.name, ch.ty)),
             );
         }
-        if args.len() != p.params.len() {
+        let chan_param = p.params.iter().any(|f| matches!(f.ty, Ty::Chan(_)));
+        if self.tainted.contains(&fid) || chan_param {
+            // the signature may be incomplete, or the channel is the error to fix first
+        } else if args.len() != p.params.len() {
             let span = args
                 .first()
                 .map_or(plan.span, |f| f.span.to(args[args.len() - 1].span));
@@ -865,6 +905,8 @@ impl Checker<'_> {
     ) -> Option<Vec<Field>> {
         let agent = &self.program.agents[bj];
         let Some(bi) = agent.belief(&atom.pred.name) else {
+            self.mark_near_belief(bj, &atom.pred.name);
+            let agent = &self.program.agents[bj];
             if report && !self.tainted.contains(&agent.file) {
                 let names: Vec<String> = agent.beliefs.iter().map(|b| b.name.clone()).collect();
                 let who = if bj == ai {
@@ -897,7 +939,7 @@ impl Checker<'_> {
         self.used_beliefs.insert((bj, bi));
         let fields = self.program.agents[bj].beliefs[bi].fields.clone();
         if fields.len() != atom.args.len() {
-            if report {
+            if report && !self.tainted.contains(&self.program.agents[bj].file) {
                 let decl = self.program.agents[bj].beliefs[bi].span;
                 self.emit(
                     Diagnostic::error(
@@ -1103,7 +1145,11 @@ impl Checker<'_> {
                         }
                         _ => self.cexpr(ai, arg, env, cx),
                     };
-                    if t != f.ty && t != Ty::Error && f.ty != Ty::Error {
+                    if t != f.ty
+                        && t != Ty::Error
+                        && f.ty != Ty::Error
+                        && !self.tainted.contains(&self.program.agents[bj].file)
+                    {
                         self.emit(
                             Diagnostic::error(
                                 codes::TYPE_MISMATCH,

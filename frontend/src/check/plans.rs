@@ -538,8 +538,9 @@ impl Checker<'_> {
         verb: &str,
         own: bool,
     ) {
-        let agent = &self.program.agents[ai];
-        let Some(bi) = agent.belief(&atom.pred.name) else {
+        let Some(bi) = self.program.agents[ai].belief(&atom.pred.name) else {
+            self.mark_near_belief(ai, &atom.pred.name);
+            let agent = &self.program.agents[ai];
             if !self.tainted.contains(&agent.file) {
                 let names: Vec<String> = agent.beliefs.iter().map(|b| b.name.clone()).collect();
                 let aname = agent.name.clone();
@@ -573,6 +574,9 @@ impl Checker<'_> {
         self.used_beliefs.insert((ai, bi));
         let b = self.program.agents[ai].beliefs[bi].clone();
         let tys: Vec<Ty> = atom.args.iter().map(|a| self.hexpr(a, env, cx)).collect();
+        if self.tainted.contains(&self.program.agents[ai].file) {
+            return; // the declaration may be incomplete
+        }
         if b.fields.len() != atom.args.len() {
             self.emit(
                 Diagnostic::error(
@@ -633,6 +637,8 @@ impl Checker<'_> {
             .iter()
             .position(|q| q.name == plan.name && !q.duplicate)
         else {
+            self.mark_near_plan(cx.fi, &plan.name);
+            let pf = &self.program.plan_files[cx.fi];
             if !cx.tainted {
                 let names: Vec<String> = pf.plans.iter().map(|q| q.name.clone()).collect();
                 self.emit(
@@ -685,6 +691,14 @@ impl Checker<'_> {
                     plan.name
                 )),
             );
+        }
+        if cx.tainted {
+            args.iter().for_each(|a| {
+                if !matches!(&a.kind, ExprKind::Var(v) if matches!(env.get(&v.name), Some(Local::Chan(..)))) {
+                    self.hexpr(a, env, cx);
+                }
+            });
+            return;
         }
         if args.len() != callee.params.len() {
             self.emit(

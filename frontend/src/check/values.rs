@@ -190,6 +190,8 @@ impl Checker<'_> {
                 let agent = &self.program.agents[a];
                 let an = agent.name.clone();
                 let Some(bi) = agent.belief(&base.name) else {
+                    self.mark_near_belief(a, &base.name);
+                    let agent = &self.program.agents[a];
                     if !silent {
                         let names: Vec<String> =
                             agent.beliefs.iter().map(|b| b.name.clone()).collect();
