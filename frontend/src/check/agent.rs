@@ -458,7 +458,10 @@ impl Checker<'_> {
         if let Some(n) = nearest(name, pf.plans.iter().map(|p| p.name.as_str()))
             && let Some(i) = pf.plans.iter().position(|p| p.name == n)
         {
-            self.used_plans.insert(PlanRef { file: pf.file, index: i });
+            self.used_plans.insert(PlanRef {
+                file: pf.file,
+                index: i,
+            });
         }
     }
 
@@ -652,13 +655,19 @@ impl Checker<'_> {
             .position(|f| f.stem == file.name)
         else {
             let known = self.all_stems.contains_key(&file.name);
-            let near = nearest(&file.name, self.program.plan_files.iter().map(|f| f.stem.as_str()))
-                .and_then(|n| self.program.plan_files.iter().position(|f| f.stem == n));
+            let near = nearest(
+                &file.name,
+                self.program.plan_files.iter().map(|f| f.stem.as_str()),
+            )
+            .and_then(|n| self.program.plan_files.iter().position(|f| f.stem == n));
             if let Some(nf) = near {
                 self.mark_near_plan(nf, &plan.name);
                 let pf = &self.program.plan_files[nf];
                 if let Some(i) = pf.plans.iter().position(|p| p.name == plan.name) {
-                    self.used_plans.insert(PlanRef { file: pf.file, index: i });
+                    self.used_plans.insert(PlanRef {
+                        file: pf.file,
+                        index: i,
+                    });
                 }
             }
             if !known {
@@ -856,6 +865,8 @@ impl Checker<'_> {
         let before = self.diags.iter().filter(|d| d.is_error()).count();
         let mut cx = Cond {
             vars: HashMap::new(),
+            negated: 0,
+            reported: HashSet::new(),
         };
         self.collect_pattern_types(ai, e, &mut cx);
         let t = self.cexpr(ai, e, &HashSet::new(), &mut cx);
@@ -1050,6 +1061,9 @@ impl Checker<'_> {
                 if let Some(t) = self.is_constant(ai, &v.name) {
                     return t;
                 }
+                if !cx.reported.insert(v.name.clone()) {
+                    return Ty::Error;
+                }
                 let mut d = Diagnostic::error(
                     codes::UNBOUND_VARIABLE,
                     v.span,
@@ -1069,9 +1083,11 @@ impl Checker<'_> {
                 Ty::Error
             }
             ExprKind::Unary(UnOp::Not, x) => {
+                cx.negated += 1;
                 let t = self.cexpr(ai, x, env, cx);
+                cx.negated -= 1;
                 self.expect(
-                    codes::TYPE_MISMATCH,
+                    codes::NOT_BOOLEAN,
                     x,
                     &t,
                     &Ty::Bool,
@@ -1102,26 +1118,14 @@ impl Checker<'_> {
                 }
                 for c in conj {
                     let t = self.cexpr(ai, c, &env2, cx);
-                    self.expect(
-                        codes::TYPE_MISMATCH,
-                        c,
-                        &t,
-                        &Ty::Bool,
-                        "`∧` joins conditions",
-                    );
+                    self.expect(codes::NOT_BOOLEAN, c, &t, &Ty::Bool, "`∧` joins conditions");
                 }
                 Ty::Bool
             }
             ExprKind::Binary(BinOp::Or, l, r) => {
                 for x in [l, r] {
                     let t = self.cexpr(ai, x, env, cx);
-                    self.expect(
-                        codes::TYPE_MISMATCH,
-                        x,
-                        &t,
-                        &Ty::Bool,
-                        "`∨` joins conditions",
-                    );
+                    self.expect(codes::NOT_BOOLEAN, x, &t, &Ty::Bool, "`∨` joins conditions");
                 }
                 Ty::Bool
             }
@@ -1141,6 +1145,21 @@ impl Checker<'_> {
                     let t = match &arg.kind {
                         ExprKind::Wildcard => continue,
                         ExprKind::Var(v) if self.is_constant(ai, &v.name).is_none() => {
+                            if cx.negated > 0
+                                && !env.contains(&v.name)
+                                && cx.reported.insert(v.name.clone())
+                            {
+                                self.emit(
+                                    Diagnostic::error(
+                                        codes::UNBOUND_VARIABLE,
+                                        v.span,
+                                        format!("`{}` is first seen under `¬`, where a pattern binds nothing", v.name),
+                                    )
+                                    .with_label("not bound")
+                                    .with_note("only positive belief tests bind; `¬B(self) f(x)` with a fresh `x` would say nothing about any particular `x`")
+                                    .with_help(format!("write `_` to mean any value (`¬B(self) {}(_)`), or bind `{}` with a positive pattern in the same conjunction", atom.pred.name, v.name)),
+                                );
+                            }
                             continue; // a pattern variable: its type was recorded
                         }
                         _ => self.cexpr(ai, arg, env, cx),
@@ -1335,6 +1354,10 @@ fn cond_of(m: &MemberKind) -> Option<&Expr> {
 /// Pattern variable types of one condition.
 pub(crate) struct Cond {
     vars: HashMap<String, (Ty, Span)>,
+    /// How many `¬` enclose the expression being checked.
+    negated: u32,
+    /// Variables already reported unbound (one report per variable).
+    reported: HashSet<String>,
 }
 
 /// Whether an expression contains an `Error` node.
