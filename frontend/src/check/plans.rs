@@ -652,9 +652,7 @@ impl Checker<'_> {
                     .with_note("a call names a plan of the same .hk file"),
                 );
             }
-            args.iter().for_each(|a| {
-                self.hexpr(a, env, cx);
-            });
+            args.iter().for_each(|a| self.loose_arg(a, env, cx));
             return;
         };
         let callee = pf.plans[ci].clone();
@@ -693,11 +691,7 @@ impl Checker<'_> {
             );
         }
         if cx.tainted {
-            args.iter().for_each(|a| {
-                if !matches!(&a.kind, ExprKind::Var(v) if matches!(env.get(&v.name), Some(Local::Chan(..)))) {
-                    self.hexpr(a, env, cx);
-                }
-            });
+            args.iter().for_each(|a| self.loose_arg(a, env, cx));
             return;
         }
         if args.len() != callee.params.len() {
@@ -729,11 +723,7 @@ impl Checker<'_> {
                 )
                 .with_help("pass one argument per parameter"),
             );
-            args.iter().for_each(|a| {
-                if !matches!(&a.kind, ExprKind::Var(v) if matches!(env.get(&v.name), Some(Local::Chan(..)))) {
-                    self.hexpr(a, env, cx);
-                }
-            });
+            args.iter().for_each(|a| self.loose_arg(a, env, cx));
             return;
         }
         for (a, f) in args.iter().zip(&callee.params) {
@@ -801,6 +791,18 @@ impl Checker<'_> {
                 }
             }
         }
+    }
+
+    /// Checks an argument of a call that could not be matched to a parameter: a channel name is
+    /// accepted (and counted as used), anything else is checked as a value.
+    fn loose_arg(&mut self, a: &Expr, env: &Env, cx: &mut PlanCx) {
+        if let ExprKind::Var(v) = &a.kind
+            && let Some(Local::Chan(_, slot)) = env.get(&v.name)
+        {
+            cx.used.insert(*slot);
+            return;
+        }
+        self.hexpr(a, env, cx);
     }
 
     /// The type of a value expression in a plan.
