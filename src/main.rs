@@ -1,2 +1,53 @@
-//! The `hilbert` command line.
-fn main() {}
+//! The `hilbert` command line: `hilbert check` and `hilbert explain` (see `docs/cli.md`).
+//!
+//! This is the only place that prints or exits. Exit codes: 0 clean, 1 refused (errors, or
+//! warnings under `--deny-warnings`), 2 a usage or environment error (clap's own usage errors
+//! exit 2 as well). Nothing here panics on any input: every failure is a message and a code.
+
+mod check;
+mod explain;
+mod json;
+mod output;
+mod sarif;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::process::ExitCode;
+
+/// A verifier for BDI agents written in three dialects: `.ha` agents, `.hk` plans, `.hb` values.
+#[derive(Parser, Debug)]
+#[command(name = "hilbert", version)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Parse and check the sources, without exploring the plan networks.
+    Check(check::Args),
+    /// Say what a diagnostic code means, with an example and the fix.
+    Explain(explain::Args),
+}
+
+/// How a report is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// For people: rustc-style diagnostics and a summary line.
+    Human,
+    /// One JSON object (docs/schema/check-report.schema.json).
+    Json,
+    /// SARIF 2.1.0, for code-scanning tools.
+    Sarif,
+}
+
+/// Exit code: a usage or environment error.
+pub const EXIT_USAGE: u8 = 2;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let code = match cli.command {
+        Command::Check(args) => check::run(&args),
+        Command::Explain(args) => explain::run(&args),
+    };
+    ExitCode::from(code)
+}

@@ -10,7 +10,9 @@
 
 pub mod check;
 pub mod diagnostic;
+pub mod explain;
 pub mod project;
+pub mod render;
 pub mod source;
 pub mod syntax;
 

@@ -1,0 +1,118 @@
+//! Every documented code's example reports that code, with the documented severity, and its fix
+//! does not; and the documented codes are exactly the declared ones.
+
+use hilbert_frontend::explain::{self, ExampleFile};
+use hilbert_frontend::{Code, Dialect, Severity, check_project, project, syntax};
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// A fresh directory under the system's temporary directory, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let dir =
+            std::env::temp_dir().join(format!("hilbert-explain-{}-{n}-{tag}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("create a temporary directory");
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Writes the files and checks them; returns the severities with which `code` was reported,
+/// and every code reported (for the failure message).
+fn check_files(tag: &str, files: &[ExampleFile], code: Code) -> (Vec<Severity>, Vec<String>) {
+    let dir = TempDir::new(tag);
+    for f in files {
+        std::fs::write(dir.0.join(&f.name), &f.bytes).expect("write an example file");
+    }
+    let loaded = project::load(&[dir.0.display().to_string()])
+        .unwrap_or_else(|e| panic!("{tag}: the example does not load: {e}"));
+    let checked = check_project(&loaded);
+    let severities = checked
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == code)
+        .map(|d| d.severity)
+        .collect();
+    let all = checked
+        .diagnostics
+        .iter()
+        .map(|d| format!("{} {}", d.code, d.message))
+        .collect();
+    (severities, all)
+}
+
+#[test]
+fn every_example_reports_its_code_and_every_fix_does_not() {
+    let mut failures = Vec::new();
+    for e in explain::all() {
+        let code = e.code.to_string();
+        let example = match e.example() {
+            Ok(x) => x,
+            Err(why) => {
+                failures.push(format!("{code}: malformed example: {why}"));
+                continue;
+            }
+        };
+        let (severities, all) = check_files(&code, &example.failing, e.code);
+        if severities.is_empty() {
+            failures.push(format!(
+                "{code}: the example does not report it (got {all:?})"
+            ));
+        } else if severities.iter().any(|s| *s != e.severity) {
+            failures.push(format!(
+                "{code}: documented as {} but reported as {severities:?}",
+                e.severity
+            ));
+        }
+        if let Some(fixed) = example.fixed_project() {
+            let (severities, all) = check_files(&format!("{code}-fixed"), &fixed, e.code);
+            if !severities.is_empty() {
+                failures.push(format!("{code}: the fix still reports it (got {all:?})"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Every code the frontend can emit. Each module that declares codes adds its list here.
+fn declared_codes() -> BTreeSet<Code> {
+    let mut codes = BTreeSet::new();
+    for dialect in [Dialect::Agent, Dialect::Plans, Dialect::Values] {
+        for &n in syntax::codes::NUMBERS {
+            codes.insert(Code::new(dialect, n));
+        }
+    }
+    codes
+}
+
+#[test]
+fn the_documented_codes_are_exactly_the_declared_codes() {
+    let documented: BTreeSet<Code> = explain::all().iter().map(|e| e.code).collect();
+    let declared = declared_codes();
+    let undocumented: Vec<String> = declared
+        .difference(&documented)
+        .map(Code::to_string)
+        .collect();
+    let undeclared: Vec<String> = documented
+        .difference(&declared)
+        .map(Code::to_string)
+        .collect();
+    assert!(
+        undocumented.is_empty() && undeclared.is_empty(),
+        "codes without docs/diagnostics/<CODE>.md: {undocumented:?}; \
+         documented codes no module declares: {undeclared:?}"
+    );
+    // The syntax codes alone are 30: this guards the test itself against an empty registry.
+    assert!(documented.len() >= 30);
+}

@@ -1,0 +1,192 @@
+//! `hilbert check [PATH…]`: load, parse and check, then report in the chosen format.
+
+use crate::output;
+use crate::{Format, json, sarif};
+use hilbert_frontend::project::{self, LoadError, Loaded};
+use hilbert_frontend::render::{self, Summary};
+use hilbert_frontend::{SourceMap, Span, check_project};
+use sha2::{Digest, Sha256};
+use std::io::IsTerminal;
+
+/// The options of `hilbert check`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Files or directories (every .ha, .hk and .hb file under them); none means the current
+    /// directory.
+    #[arg(value_name = "PATH")]
+    paths: Vec<String>,
+    /// How to write the report.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+    /// Treat warnings as errors: any warning makes the check fail (exit code 1).
+    #[arg(long)]
+    deny_warnings: bool,
+    /// Colour the human report: `auto` colours only a terminal, and never when NO_COLOR is set.
+    #[arg(long, value_enum, default_value_t = Color::Auto)]
+    color: Color,
+}
+
+/// When to colour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Color {
+    Auto,
+    Always,
+    Never,
+}
+
+/// Where a span is, in the 1-based lines and character columns the reports print. The end is
+/// exclusive: the position just after the span's last character.
+pub struct Location {
+    /// The path as given (or as found under a given directory).
+    pub file: String,
+    /// First line.
+    pub line: usize,
+    /// First column.
+    pub column: usize,
+    /// Line of the end.
+    pub end_line: usize,
+    /// Column just after the end.
+    pub end_column: usize,
+}
+
+/// Locates a span in its file.
+pub fn locate(sources: &SourceMap, span: Span) -> Location {
+    let Some(file) = sources.files().get(span.file.0 as usize) else {
+        return Location {
+            file: String::new(),
+            line: 1,
+            column: 1,
+            end_line: 1,
+            end_column: 1,
+        };
+    };
+    let (line, column) = file.line_col(span.start);
+    let (end_line, end_column) = file.line_col(span.end.max(span.start));
+    Location {
+        file: file.path.clone(),
+        line,
+        column,
+        end_line,
+        end_column,
+    }
+}
+
+/// One input file and the SHA-256 of its bytes.
+pub struct Input {
+    /// The path.
+    pub path: String,
+    /// Lowercase hex.
+    pub sha256: String,
+}
+
+/// Runs the command and returns its exit code.
+pub fn run(args: &Args) -> u8 {
+    let paths = if args.paths.is_empty() {
+        vec![".".to_string()]
+    } else {
+        args.paths.clone()
+    };
+    let loaded = match project::load(&paths) {
+        Ok(loaded) => loaded,
+        Err(e) => return output::fail(&e.to_string(), hint(&e)),
+    };
+    let inputs = match digests(&loaded) {
+        Ok(inputs) => inputs,
+        Err((path, e)) => {
+            return output::fail(
+                &format!("cannot read `{path}` again to digest it: {e}"),
+                "the file changed or vanished while it was being checked; run the check again",
+            );
+        }
+    };
+    let checked = check_project(&loaded);
+    let summary = Summary::of(&checked.diagnostics, loaded.sources.files().len());
+    let clean = is_clean(summary, args.deny_warnings);
+    let text = match args.format {
+        Format::Human => {
+            let color = match args.color {
+                Color::Always => true,
+                Color::Never => false,
+                Color::Auto => {
+                    std::io::stdout().is_terminal()
+                        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                }
+            };
+            let mut text = String::new();
+            for d in &checked.diagnostics {
+                text.push_str(&render::render(d, &loaded.sources, color));
+                text.push('\n');
+            }
+            text.push_str(&summary.render(args.deny_warnings, color));
+            text
+        }
+        Format::Json => json::report(&loaded, &checked.diagnostics, &inputs, clean, summary),
+        Format::Sarif => sarif::report(&loaded.sources, &checked.diagnostics),
+    };
+    output::stdout(&text);
+    u8::from(!clean)
+}
+
+/// Whether a check passes (exit code 0): no error, and no warning when warnings are denied.
+fn is_clean(summary: Summary, deny_warnings: bool) -> bool {
+    summary.errors == 0 && !(deny_warnings && summary.warnings > 0)
+}
+
+/// What to do about a load error.
+fn hint(e: &LoadError) -> &'static str {
+    match e {
+        LoadError::Unreadable { .. } => {
+            "check the path: `hilbert check` takes files and directories of .ha, .hk and .hb sources"
+        }
+        LoadError::NotASource { .. } => {
+            "name a .ha, .hk or .hb file, or a directory that holds them"
+        }
+        LoadError::NoSources { .. } => {
+            "name a directory that holds a Hilbert project, such as examples/production-line"
+        }
+    }
+}
+
+/// The SHA-256 of every loaded file's bytes. A decoded file's text is its bytes; a file that was
+/// not UTF-8 is read again, since its text was decoded lossily.
+fn digests(loaded: &Loaded) -> Result<Vec<Input>, (String, std::io::Error)> {
+    loaded
+        .sources
+        .files()
+        .iter()
+        .map(|file| {
+            let digest = if loaded.undecodable.contains(&file.id) {
+                let bytes = std::fs::read(&file.path).map_err(|e| (file.path.clone(), e))?;
+                Sha256::digest(&bytes)
+            } else {
+                Sha256::digest(file.text.as_bytes())
+            };
+            let sha256 = digest.iter().map(|b| format!("{b:02x}")).collect();
+            Ok(Input {
+                path: file.path.clone(),
+                sha256,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn warnings_pass_unless_denied_and_errors_never_pass() {
+        let counts = |errors, warnings| Summary {
+            files: 1,
+            files_with_findings: 1,
+            errors,
+            warnings,
+        };
+        assert!(is_clean(counts(0, 0), false));
+        assert!(is_clean(counts(0, 0), true));
+        assert!(is_clean(counts(0, 2), false));
+        assert!(!is_clean(counts(0, 2), true));
+        assert!(!is_clean(counts(1, 0), false));
+        assert!(!is_clean(counts(1, 3), true));
+    }
+}

@@ -1,0 +1,195 @@
+//! `--format sarif`: a SARIF 2.1.0 log with one run. Each reported code is a rule, described from
+//! the explanation registry (its markdown is the rule's help); each diagnostic is a result, with
+//! its secondary labels as related locations. Columns count Unicode code points and end columns
+//! are exclusive, as in SARIF's own convention.
+
+use crate::check::{Location, locate};
+use hilbert_frontend::{Code, Diagnostic, Severity, SourceMap, explain};
+use serde_json::{Value, json};
+
+/// The SARIF schema this log follows.
+pub const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+
+/// Where people can read about the tool.
+const INFORMATION_URI: &str = env!("CARGO_PKG_REPOSITORY");
+
+/// The log as pretty-printed JSON, ending with a newline.
+pub fn report(sources: &SourceMap, diagnostics: &[Diagnostic]) -> String {
+    let mut codes: Vec<(Code, Severity)> =
+        diagnostics.iter().map(|d| (d.code, d.severity)).collect();
+    codes.sort();
+    codes.dedup_by_key(|(c, _)| *c);
+    let rules: Vec<Value> = codes
+        .iter()
+        .map(|&(code, severity)| rule(code, severity))
+        .collect();
+    let results: Vec<Value> = diagnostics
+        .iter()
+        .map(|d| {
+            let index = codes.iter().position(|(c, _)| *c == d.code).unwrap_or(0);
+            result(sources, d, index)
+        })
+        .collect();
+    let log = json!({
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "hilbert",
+                "version": env!("CARGO_PKG_VERSION"),
+                "semanticVersion": env!("CARGO_PKG_VERSION"),
+                "informationUri": INFORMATION_URI,
+                "rules": rules,
+            }},
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }],
+    });
+    let mut text = serde_json::to_string_pretty(&log).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+fn level(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    }
+}
+
+/// A rule from the explanation registry; a code without documentation gets a bare rule.
+fn rule(code: Code, reported: Severity) -> Value {
+    let id = code.to_string();
+    match explain::lookup(&id) {
+        Some(e) => json!({
+            "id": id,
+            "shortDescription": {"text": e.title},
+            "fullDescription": {"text": first_paragraph(e.markdown)},
+            "help": {"text": e.markdown, "markdown": e.markdown},
+            "defaultConfiguration": {"level": level(e.severity)},
+        }),
+        None => json!({
+            "id": id,
+            "shortDescription": {"text": id},
+            "fullDescription": {"text": format!("{id} is not documented yet")},
+            "help": {"text": format!("`hilbert explain {id}` has no entry yet")},
+            "defaultConfiguration": {"level": level(reported)},
+        }),
+    }
+}
+
+/// The first paragraph of prose after the title and the `Severity:` line, on one line.
+fn first_paragraph(markdown: &str) -> String {
+    let mut paragraph = Vec::new();
+    for line in markdown.lines().skip(1) {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with("Severity:") {
+            if paragraph.is_empty() {
+                continue;
+            }
+            break;
+        }
+        paragraph.push(line);
+    }
+    paragraph.join(" ")
+}
+
+fn result(sources: &SourceMap, d: &Diagnostic, rule_index: usize) -> Value {
+    let related: Vec<Value> = d
+        .secondary
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            json!({
+                "id": i,
+                "message": {"text": l.message},
+                "physicalLocation": physical(&locate(sources, l.span)),
+            })
+        })
+        .collect();
+    let mut result = json!({
+        "ruleId": d.code.to_string(),
+        "ruleIndex": rule_index,
+        "level": level(d.severity),
+        "message": {"text": d.message},
+        "locations": [{"physicalLocation": physical(&locate(sources, d.span))}],
+    });
+    if !related.is_empty() {
+        result["relatedLocations"] = Value::Array(related);
+    }
+    result
+}
+
+fn physical(at: &Location) -> Value {
+    json!({
+        "artifactLocation": {"uri": artifact_uri(&at.file)},
+        "region": {
+            "startLine": at.line,
+            "startColumn": at.column,
+            "endLine": at.end_line,
+            "endColumn": at.end_column,
+        },
+    })
+}
+
+/// A path as a URI reference: relative paths stay relative (with `/` separators and no leading
+/// `./`); an absolute path under the current directory is made relative to it; any other
+/// absolute path becomes a `file://` URI. Characters outside the URI's unreserved set are
+/// percent-encoded.
+pub fn artifact_uri(path: &str) -> String {
+    let mut path = path.replace('\\', "/");
+    if path.starts_with('/')
+        && let Ok(cwd) = std::env::current_dir()
+    {
+        let cwd = cwd.to_string_lossy().replace('\\', "/");
+        let prefix = format!("{}/", cwd.trim_end_matches('/'));
+        if let Some(rest) = path.strip_prefix(&prefix) {
+            path = rest.to_string();
+        }
+    }
+    while let Some(rest) = path.strip_prefix("./") {
+        path = rest.to_string();
+    }
+    let encoded = percent_encode(&path);
+    if path.starts_with('/') {
+        format!("file://{encoded}")
+    } else {
+        encoded
+    }
+}
+
+fn percent_encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uris_are_relative_with_forward_slashes_and_encoded() {
+        assert_eq!(artifact_uri("./examples/x/Line.hk"), "examples/x/Line.hk");
+        assert_eq!(artifact_uri("a\\b c.hk"), "a/b%20c.hk");
+        assert_eq!(
+            artifact_uri("/nowhere-else/é.hk"),
+            "file:///nowhere-else/%C3%A9.hk"
+        );
+        let cwd = std::env::current_dir().unwrap();
+        let inside = format!("{}/sub/A.ha", cwd.display());
+        assert_eq!(artifact_uri(&inside), "sub/A.ha");
+    }
+
+    #[test]
+    fn the_full_description_is_the_first_paragraph() {
+        let md = "# HK0001: t\n\nSeverity: error\n\nFirst line\nsecond line.\n\nMore.\n";
+        assert_eq!(first_paragraph(md), "First line second line.");
+    }
+}

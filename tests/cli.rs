@@ -1,0 +1,352 @@
+//! End-to-end tests of the `hilbert` binary: exit codes, the three report formats, `explain`, and
+//! the environment errors (missing path, non-source file, empty directory).
+
+mod common;
+
+use common::{CLEAN_AGENT, CLEAN_PLAN, TempDir, hilbert};
+use serde_json::{Value, json};
+
+fn broken_project() -> TempDir {
+    TempDir::with_files(&[
+        (
+            "Operator.ha",
+            CLEAN_AGENT.trim_end().trim_end_matches('}').as_bytes(),
+        ),
+        (
+            "plans/Line.hk",
+            b"plan Produce() : Operator = believe made(3)\n",
+        ),
+    ])
+}
+
+#[test]
+fn a_clean_project_exits_0_with_a_summary() {
+    let run = hilbert(&["check", "examples/production-line"], None);
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.ends_with("checked 2 files: no errors\n"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(run.stderr, "");
+}
+
+#[test]
+fn no_path_means_the_current_directory() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/production-line");
+    let run = hilbert(&["check"], Some(&dir));
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("checked 2 files"), "{}", run.stdout);
+}
+
+#[test]
+fn errors_exit_1_rendered_like_rustc_without_colour_off_a_terminal() {
+    let dir = broken_project();
+    let run = hilbert(&["check", &dir.path()], None);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let line_hk = dir.join("plans/Line.hk");
+    assert!(run.stdout.contains("error[HK0006]: "), "{}", run.stdout);
+    assert!(
+        run.stdout.contains(&format!(" --> {line_hk}:1:27\n")),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("1 | plan Produce() : Operator = believe made(3)\n")
+    );
+    assert!(run.stdout.contains("error[HA0009]: "));
+    assert!(run.stdout.ends_with(" in 2 files\n"), "{}", run.stdout);
+    assert!(
+        !run.stdout.contains('\x1b'),
+        "no colour when stdout is not a terminal"
+    );
+    let coloured = hilbert(&["check", &dir.path(), "--color", "always"], None);
+    assert!(coloured.stdout.contains("\x1b[1;31merror[HK0006]\x1b[0m"));
+}
+
+#[test]
+fn json_reports_parse_and_say_whether_the_check_is_clean() {
+    let run = hilbert(
+        &["check", "examples/production-line", "--format", "json"],
+        None,
+    );
+    assert_eq!(run.code, Some(0));
+    let r: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(r["schema_version"], json!(1));
+    assert_eq!(r["tool"]["name"], json!("hilbert"));
+    assert_eq!(r["tool"]["version"], json!(env!("CARGO_PKG_VERSION")));
+    assert_eq!(r["clean"], json!(true));
+    let paths: Vec<&str> = r["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            "examples/production-line/Line.hk",
+            "examples/production-line/Operator.ha"
+        ]
+    );
+
+    let dir = broken_project();
+    let run = hilbert(&["check", &dir.path(), "--format", "json"], None);
+    assert_eq!(run.code, Some(1));
+    let r: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(r["clean"], json!(false));
+    let errors = r["stats"]["errors"].as_u64().unwrap();
+    assert!(errors >= 2);
+    assert_eq!(
+        r["diagnostics"].as_array().unwrap().len() as u64,
+        errors + r["stats"]["warnings"].as_u64().unwrap()
+    );
+    let d = r["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "HK0006")
+        .unwrap();
+    assert_eq!(d["file"], json!(dir.join("plans/Line.hk")));
+    assert_eq!(
+        (d["line"].clone(), d["column"].clone()),
+        (json!(1), json!(27))
+    );
+    assert_eq!(
+        (d["end_line"].clone(), d["end_column"].clone()),
+        (json!(1), json!(28))
+    );
+}
+
+#[test]
+fn sarif_logs_have_rules_results_regions_and_related_locations() {
+    let dir = broken_project();
+    // Run inside the project so the URIs are relative.
+    let run = hilbert(&["check", ".", "--format", "sarif"], Some(&dir.0));
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let log: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(log["version"], json!("2.1.0"));
+    assert!(log["$schema"].as_str().unwrap().contains("sarif-2.1.0"));
+    let driver = &log["runs"][0]["tool"]["driver"];
+    assert_eq!(driver["name"], json!("hilbert"));
+    assert_eq!(driver["version"], json!(env!("CARGO_PKG_VERSION")));
+    assert!(
+        driver["informationUri"]
+            .as_str()
+            .unwrap()
+            .starts_with("https://")
+    );
+    let rules = driver["rules"].as_array().unwrap();
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    assert!(results.len() >= 2);
+    for result in results {
+        let rule = &rules[result["ruleIndex"].as_u64().unwrap() as usize];
+        assert_eq!(rule["id"], result["ruleId"]);
+        assert_eq!(rule["defaultConfiguration"]["level"], result["level"]);
+        assert!(
+            !rule["shortDescription"]["text"]
+                .as_str()
+                .unwrap()
+                .is_empty()
+        );
+        assert!(!rule["fullDescription"]["text"].as_str().unwrap().is_empty());
+        let help = rule["help"]["markdown"].as_str().unwrap();
+        assert!(help.starts_with(&format!("# {}: ", rule["id"].as_str().unwrap())));
+        assert!(!result["message"]["text"].as_str().unwrap().is_empty());
+        let region = &result["locations"][0]["physicalLocation"]["region"];
+        for key in ["startLine", "startColumn", "endLine", "endColumn"] {
+            assert!(region[key].as_u64().unwrap() >= 1, "{key}");
+        }
+    }
+    let hk = results.iter().find(|r| r["ruleId"] == "HK0006").unwrap();
+    let location = &hk["locations"][0]["physicalLocation"];
+    assert_eq!(location["artifactLocation"]["uri"], json!("plans/Line.hk"));
+    assert_eq!(location["region"]["startColumn"], json!(27));
+    let unclosed = results.iter().find(|r| r["ruleId"] == "HA0009").unwrap();
+    let related = unclosed["relatedLocations"].as_array().unwrap();
+    assert!(!related.is_empty());
+    assert_eq!(
+        related[0]["physicalLocation"]["artifactLocation"]["uri"],
+        json!("Operator.ha")
+    );
+    assert!(!related[0]["message"]["text"].as_str().unwrap().is_empty());
+    // One rule per reported code, no more.
+    let mut ids: Vec<&str> = rules.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    ids.dedup();
+    assert_eq!(ids.len(), rules.len());
+}
+
+#[test]
+fn a_clean_sarif_log_has_no_results() {
+    let run = hilbert(
+        &["check", "examples/production-line", "--format", "sarif"],
+        None,
+    );
+    assert_eq!(run.code, Some(0));
+    let log: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(log["runs"][0]["results"], json!([]));
+}
+
+#[test]
+fn deny_warnings_keeps_clean_clean_and_errors_errors() {
+    let run = hilbert(
+        &["check", "examples/production-line", "--deny-warnings"],
+        None,
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stdout);
+    let dir = broken_project();
+    let run = hilbert(&["check", &dir.path(), "--deny-warnings"], None);
+    assert_eq!(run.code, Some(1));
+}
+
+#[test]
+fn a_missing_path_is_an_environment_error() {
+    let run = hilbert(&["check", "no/such/place"], None);
+    assert_eq!(run.code, Some(2));
+    assert_eq!(run.stdout, "");
+    assert!(
+        run.stderr.starts_with("error: cannot read `no/such/place`"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("help: "), "{}", run.stderr);
+    // The format does not change where environment errors go.
+    let run = hilbert(&["check", "no/such/place", "--format", "json"], None);
+    assert_eq!((run.code, run.stdout.as_str()), (Some(2), ""));
+}
+
+#[test]
+fn a_file_that_is_not_a_source_is_an_environment_error() {
+    let run = hilbert(&["check", "Cargo.toml"], None);
+    assert_eq!(run.code, Some(2));
+    assert!(
+        run.stderr
+            .starts_with("error: `Cargo.toml` is not a Hilbert source"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn an_empty_directory_is_an_environment_error() {
+    let dir = TempDir::with_files(&[("README.txt", b"no sources here")]);
+    let run = hilbert(&["check", &dir.path()], None);
+    assert_eq!(run.code, Some(2));
+    assert!(
+        run.stderr
+            .starts_with("error: no .ha, .hk or .hb files under"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("help: "));
+}
+
+#[test]
+fn a_file_that_is_not_utf8_is_reported_not_fatal() {
+    let dir = TempDir::with_files(&[
+        ("Operator.ha", CLEAN_AGENT.as_bytes()),
+        ("Line.hk", CLEAN_PLAN.as_bytes()),
+        (
+            "Bad.hb",
+            b"values Operator { }\n-- \xff\xfe binary\x1b[2J\n",
+        ),
+    ]);
+    let run = hilbert(&["check", &dir.path()], None);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(run.stdout.contains("error[HB0005]: "), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains(&format!(" --> {}:2:4\n", dir.join("Bad.hb"))),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        !run.stdout.contains('\x1b'),
+        "escape bytes from the file reach the terminal"
+    );
+}
+
+#[test]
+fn bad_flags_are_usage_errors() {
+    for args in [
+        &["check", "--format", "xml"][..],
+        &["check", "--colour"],
+        &["frobnicate"],
+        &[],
+        &["explain"],
+        &["explain", "HK0001", "--list"],
+        &["explain", "HK0001", "--format", "sarif"],
+    ] {
+        let run = hilbert(args, None);
+        assert_eq!(run.code, Some(2), "{args:?}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("error") || run.stderr.contains("Usage:"),
+            "{args:?}: {}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn explain_prints_a_known_code_in_any_case() {
+    let run = hilbert(&["explain", "hk0006"], None);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(
+        run.stdout.starts_with("# HK0006: unexpected token\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("## Example"));
+    let run = hilbert(&["explain", "HA0005", "--format", "json"], None);
+    assert_eq!(run.code, Some(0));
+    let e: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(e["code"], json!("HA0005"));
+    assert_eq!(e["severity"], json!("error"));
+    assert_eq!(e["title"], json!("file is not UTF-8"));
+    assert!(e["markdown"].as_str().unwrap().starts_with("# HA0005: "));
+}
+
+#[test]
+fn explain_refuses_unknown_and_malformed_codes() {
+    let run = hilbert(&["explain", "HK9999"], None);
+    assert_eq!((run.code, run.stdout.as_str()), (Some(2), ""));
+    assert!(
+        run.stderr
+            .starts_with("error: HK9999 is not a documented diagnostic code")
+    );
+    assert!(run.stderr.contains("--list"));
+    let run = hilbert(&["explain", "E0308"], None);
+    assert_eq!(run.code, Some(2));
+    assert!(
+        run.stderr
+            .starts_with("error: `E0308` is not a diagnostic code"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn explain_lists_every_documented_code() {
+    let run = hilbert(&["explain", "--list"], None);
+    assert_eq!(run.code, Some(0));
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert!(
+        lines.contains(&"HK0006  error    unexpected token"),
+        "{}",
+        run.stdout
+    );
+    let docs = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/diagnostics"))
+        .unwrap()
+        .filter(|e| {
+            let name = e.as_ref().unwrap().file_name();
+            let name = name.to_string_lossy();
+            name.ends_with(".md") && name != "README.md"
+        })
+        .count();
+    assert_eq!(lines.len(), docs);
+    let run = hilbert(&["explain", "--list", "--format", "json"], None);
+    let list: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(list.as_array().unwrap().len(), docs);
+    assert_eq!(list[0]["code"], json!("HA0001"));
+}

@@ -1,0 +1,120 @@
+//! The JSON report of `hilbert check` conforms to `docs/schema/check-report.schema.json`, on real
+//! output of the binary; and the conformance check itself refuses reports that break the schema.
+
+mod common;
+
+use common::schema::validate;
+use common::{CLEAN_AGENT, TempDir, hilbert};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+fn schema() -> Value {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/schema/check-report.schema.json"
+    );
+    serde_json::from_str(&std::fs::read_to_string(path).expect("read the schema"))
+        .expect("the schema is JSON")
+}
+
+fn report(args: &[&str]) -> Value {
+    let run = hilbert(args, None);
+    assert!(matches!(run.code, Some(0 | 1)), "{}", run.stderr);
+    serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", run.stdout))
+}
+
+fn assert_conforms(report: &Value) {
+    let errors = validate(&schema(), report);
+    assert!(errors.is_empty(), "{errors:#?}\n{report:#}");
+}
+
+#[test]
+fn a_clean_check_conforms() {
+    let r = report(&["check", "examples/production-line", "--format", "json"]);
+    assert_conforms(&r);
+    assert_eq!(r["clean"], json!(true));
+    assert_eq!(r["stats"]["files"], json!(2));
+}
+
+#[test]
+fn a_failing_check_with_secondary_labels_and_a_binary_file_conforms() {
+    let dir = TempDir::with_files(&[
+        (
+            "Operator.ha",
+            CLEAN_AGENT.trim_end().trim_end_matches('}').as_bytes(),
+        ),
+        ("Line.hk", b"plan Produce() : Operator = believe made(3)\n"),
+        ("Values.hb", b"-- caf\xe9\nvalues Operator { }\n"),
+    ]);
+    let r = report(&["check", &dir.path(), "--format", "json"]);
+    assert_conforms(&r);
+    assert_eq!(r["clean"], json!(false));
+    let codes: Vec<&str> = r["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    for code in ["HA0009", "HK0006", "HB0005"] {
+        assert!(codes.contains(&code), "{code} missing from {codes:?}");
+    }
+    let unclosed = r["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "HA0009")
+        .unwrap();
+    assert!(!unclosed["secondary"].as_array().unwrap().is_empty());
+    // The digests are of the bytes on disk, the undecodable file included.
+    for input in r["inputs"].as_array().unwrap() {
+        let bytes = std::fs::read(input["path"].as_str().unwrap()).unwrap();
+        let hex: String = Sha256::digest(&bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(input["sha256"], json!(hex));
+    }
+}
+
+#[test]
+fn the_conformance_check_refuses_what_breaks_the_schema() {
+    let good = report(&["check", "examples/production-line", "--format", "json"]);
+    let diagnostic = json!({
+        "code": "HK0006", "severity": "error", "message": "m", "file": "a.hk",
+        "line": 1, "column": 2, "end_line": 1, "end_column": 3, "label": "",
+        "secondary": [], "notes": [], "help": null
+    });
+    let mut with_diagnostic = good.clone();
+    with_diagnostic["diagnostics"] = json!([diagnostic]);
+    assert_conforms(&with_diagnostic);
+
+    type Mutation = fn(&mut Value);
+    let mutations: Vec<(&str, Mutation)> = vec![
+        ("missing clean", |v| {
+            v.as_object_mut().unwrap().remove("clean");
+        }),
+        ("extra field", |v| v["admitted"] = json!(true)),
+        ("schema version", |v| v["schema_version"] = json!(2)),
+        ("short digest", |v| v["inputs"][0]["sha256"] = json!("abc")),
+        ("bad severity", |v| {
+            v["diagnostics"][0]["severity"] = json!("fatal")
+        }),
+        ("line zero", |v| v["diagnostics"][0]["line"] = json!(0)),
+        ("column as text", |v| {
+            v["diagnostics"][0]["column"] = json!("2")
+        }),
+        ("help as number", |v| v["diagnostics"][0]["help"] = json!(1)),
+        ("negative count", |v| v["stats"]["errors"] = json!(-1)),
+    ];
+    for (what, mutate) in mutations {
+        let mut bad = with_diagnostic.clone();
+        mutate(&mut bad);
+        assert!(
+            !validate(&schema(), &bad).is_empty(),
+            "{what} was not caught"
+        );
+    }
+    // A keyword the check does not implement is refused, not skipped.
+    let sneaky = json!({"type": "string", "pattern": "^x$"});
+    assert!(!validate(&sneaky, &json!("y")).is_empty());
+}
