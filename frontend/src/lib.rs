@@ -11,7 +11,9 @@
 pub mod check;
 pub mod diagnostic;
 pub mod explain;
+pub mod explore;
 pub mod lower;
+pub mod obligations;
 pub mod project;
 pub mod render;
 pub mod source;

@@ -1,0 +1,77 @@
+//! The reference explorer: breadth-first search over the kernel's reference semantics, with the
+//! states themselves as keys. Deliberately simple: it is what the fast explorer is measured
+//! against.
+
+use super::{Edge, Graph, Limits, StateId};
+use hilbert_kernel::semantics::{Semantics, State, Term};
+use std::collections::HashMap;
+
+/// Explores from `starts` (breadth-first, so the first path found to a state is a shortest one).
+/// Returns the graph and the states themselves, indexed like the graph.
+pub fn explore(sem: &Semantics, starts: Vec<State>, limits: Limits) -> (Graph, Vec<State>) {
+    let mut graph = Graph::default();
+    let mut states: Vec<State> = Vec::new();
+    let mut index: HashMap<State, StateId> = HashMap::new();
+    let mut add = |s: State, graph: &mut Graph, states: &mut Vec<State>| -> Option<StateId> {
+        if let Some(id) = index.get(&s) {
+            return Some(*id);
+        }
+        if states.len() >= limits.max_states {
+            graph.truncated = true;
+            return None;
+        }
+        let id = StateId(states.len() as u32);
+        index.insert(s.clone(), id);
+        graph.beliefs.push(s.beliefs.iter().cloned().collect());
+        graph.finished.push(s.finished());
+        graph.succ.push(Vec::new());
+        if let Term::Faulted(f) = &s.term {
+            graph.faults.push((id, f.clone()));
+        } else if let Some(f) = first_fault(&s.term) {
+            graph.faults.push((id, f));
+        }
+        states.push(s);
+        Some(id)
+    };
+    for s in starts {
+        if let Some(id) = add(s, &mut graph, &mut states)
+            && !graph.starts.contains(&id)
+        {
+            graph.starts.push(id);
+        }
+    }
+    let mut next = 0;
+    while next < states.len() {
+        let state = states[next].clone();
+        for step in sem.steps(&state) {
+            graph.overflow |= step.effects.overflow;
+            let Some(to) = add(step.next, &mut graph, &mut states) else {
+                continue;
+            };
+            graph.succ[next].push(Edge {
+                to,
+                event: step.event,
+                added: step.effects.added,
+                removed: step.effects.removed,
+                tells: step.effects.tells,
+            });
+        }
+        next += 1;
+    }
+    (graph, states)
+}
+
+/// The first fault inside a term (a faulted thread blocks forever, whatever runs beside it).
+pub fn first_fault(term: &Term) -> Option<hilbert_kernel::semantics::Fault> {
+    match term {
+        Term::Faulted(f) => Some(f.clone()),
+        Term::Then(a, _) => first_fault(a),
+        Term::Par(cs) | Term::Choice(cs) => cs.iter().find_map(first_fault),
+        Term::Interrupt(p, q) => first_fault(p).or_else(|| first_fault(q)),
+        Term::Suspended(t) => first_fault(t),
+        Term::Label { body, .. } | Term::Inst { body, .. } | Term::Handling { body, .. } => {
+            first_fault(body)
+        }
+        Term::Done | Term::Thread { .. } => None,
+    }
+}

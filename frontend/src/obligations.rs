@@ -1,0 +1,712 @@
+//! Obligations: the theorems a build must prove for every plan an agent binds (`docs/language.md`
+//! §4), decided on the explored state graphs, with counterexamples a person can follow.
+//!
+//! - `Plan_no_deadlock`: every reachable state can step or has finished.
+//! - `P_live_D`: every maximal path from the scene reaches a state whose beliefs satisfy D's
+//!   `achieved` condition (no fairness assumed).
+//! - `P_released_D`: where the plan itself raised D's `impossible` atom, aborting the plan
+//!   leads on every path to the handlers having finished. When no plan of the network can raise
+//!   the atom, warning HK0069 says the obligation holds without a proof here.
+//! - `Plan_tell_feasible_N`: at the N-th `tell j φ` of a plan, the teller believes φ and does
+//!   not believe `B(j) φ`.
+
+use crate::check::{BindingTarget, Program};
+use crate::diagnostic::{Code, Diagnostic};
+use crate::explore::{self, Graph, Limits, StateId, describe_event, show_value};
+use crate::source::{Dialect, SourceMap, Span};
+use crate::syntax::ast;
+use hilbert_certificates::ir::{self, Cond, Ir, Network, Node, PatternArg};
+use hilbert_kernel::eval::holds;
+use hilbert_kernel::semantics::{Atom, Fault, Semantics, State};
+use std::collections::{BTreeSet, VecDeque};
+
+/// Warning: a release obligation that holds without a proof in this network.
+pub const RELEASE_VACUOUS: Code = Code::new(Dialect::Plans, 69);
+
+/// Every code the obligations report.
+pub const CODES: &[Code] = &[RELEASE_VACUOUS];
+
+/// What became of a theorem.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Status {
+    /// Shown to hold on the whole explored state space.
+    Proved,
+    /// A counterexample shows it does not hold.
+    Refuted(Counterexample),
+    /// Not decided: a bound was passed or the plan cannot be explored (the reason).
+    Unproved(String),
+}
+
+impl Status {
+    /// `proved`, `refuted` or `unproved`.
+    pub fn word(&self) -> &'static str {
+        match self {
+            Status::Proved => "proved",
+            Status::Refuted(_) => "refuted",
+            Status::Unproved(_) => "unproved",
+        }
+    }
+}
+
+/// One step of a counterexample.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CexStep {
+    /// The process (or the two processes of a rendezvous) that moved.
+    pub process: String,
+    /// The communication (`parts.1`), `τ` for an internal first step, or the abort.
+    pub event: String,
+    /// Beliefs added by the step.
+    pub beliefs_added: Vec<String>,
+    /// Beliefs removed by the step.
+    pub beliefs_removed: Vec<String>,
+}
+
+/// A path from the scene that shows a theorem false.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Counterexample {
+    /// The steps, from the scene.
+    pub steps: Vec<CexStep>,
+    /// For a lasso: the index of the step where the cycle that avoids the goal starts.
+    pub cycle_from: Option<usize>,
+    /// What is wrong at the end ("deadlock: …", "finished without …", "cycles without …").
+    pub conclusion: String,
+}
+
+/// A theorem of the build.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Theorem {
+    /// Its name (`Produce_no_deadlock`).
+    pub name: String,
+    /// What it states.
+    pub statement: String,
+    /// Its status.
+    pub status: Status,
+    /// States explored for it.
+    pub states: usize,
+    /// Transitions explored for it.
+    pub transitions: usize,
+}
+
+/// The theorems of a build and the warnings proving them produced.
+#[derive(Clone, Debug, Default)]
+pub struct Proofs {
+    /// Every theorem, in the order of agents, bindings and obligations.
+    pub theorems: Vec<Theorem>,
+    /// Warnings (HK0069).
+    pub diagnostics: Vec<Diagnostic>,
+    /// States explored in all.
+    pub states: usize,
+    /// Transitions explored in all.
+    pub transitions: usize,
+}
+
+fn lower_camel(name: &str) -> String {
+    let mut chars = name.chars();
+    match chars.next() {
+        Some(c) => c.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// A condition as the source writes it, without the `B(self) ` of each belief test.
+fn goal_text(sources: &SourceMap, e: &ast::Expr) -> String {
+    let text = sources.get(e.span.file).slice(e.span);
+    text.replace("B(self) ", "").replace("B(self)", "")
+}
+
+/// An atom as a person reads it.
+pub fn show_atom(ir: &Ir, net: &Network, atom: &Atom) -> String {
+    let holder = atom.told.map_or(net.agent.0, |j| j.0) as usize;
+    let pred = ir
+        .agents
+        .get(holder)
+        .and_then(|a| a.beliefs.get(atom.belief.0 as usize))
+        .map_or("?", |b| b.name.as_str());
+    let args: Vec<String> = atom.args.iter().map(|v| show_value(net, v)).collect();
+    let core = format!("{pred}({})", args.join(", "));
+    match atom.told {
+        None => core,
+        Some(j) => format!(
+            "B({}) {core}",
+            ir.agents.get(j.0 as usize).map_or("?", |a| a.name.as_str())
+        ),
+    }
+}
+
+/// Proves every obligation of the project.
+pub fn prove(ir: &Ir, program: &Program, sources: &SourceMap, limits: Limits) -> Proofs {
+    let mut proofs = Proofs::default();
+    for (ai, agent) in program.agents.iter().enumerate() {
+        let ir_agent = &ir.agents[ai];
+        for (bi, binding) in agent.bindings.iter().enumerate() {
+            let desires: Vec<usize> = agent
+                .desires
+                .iter()
+                .enumerate()
+                .filter(|(_, d)| d.reachable_by.contains(&bi))
+                .map(|(i, _)| i)
+                .collect();
+            let Some(net_index) = ir_agent.plans[bi].network else {
+                if let BindingTarget::Host(h) = &binding.target {
+                    for &di in &desires {
+                        proofs.theorems.push(Theorem {
+                            name: format!("{}_live_{}", binding.name, agent.desires[di].name),
+                            statement: format!(
+                                "inevitable(scene(call(host.{h}), empty), {})",
+                                agent.desires[di]
+                                    .achieved
+                                    .iter()
+                                    .map(|e| goal_text(sources, e))
+                                    .collect::<Vec<_>>()
+                                    .join(" ∨ ")
+                            ),
+                            status: Status::Unproved(format!(
+                                "`{}` runs host code (`host.{h}`), which the compiler cannot explore",
+                                binding.name
+                            )),
+                            states: 0,
+                            transitions: 0,
+                        });
+                    }
+                }
+                continue;
+            };
+            let net = &ir.networks[net_index as usize];
+            let plan_name = net.plan(net.root).name.clone();
+            let sem = Semantics::new(net, ir_agent);
+            let (graph, states) = explore::reference::explore(&sem, vec![sem.initial()], limits);
+            proofs.states += graph.len();
+            proofs.transitions += graph.transitions();
+            let bound = bound_passed(&graph, limits);
+            let lc = lower_camel(&plan_name);
+            let counts = (graph.len(), graph.transitions());
+
+            // No deadlock.
+            let status = match &bound {
+                Some(reason) => Status::Unproved(reason.clone()),
+                None => match first_deadlock(&graph) {
+                    None => Status::Proved,
+                    Some(s) => {
+                        let conclusion = deadlock_reason(&graph, s);
+                        Status::Refuted(path_cex(ir, net, &graph, s, None, conclusion))
+                    }
+                },
+            };
+            proofs.theorems.push(Theorem {
+                name: format!("{plan_name}_no_deadlock"),
+                statement: format!("∀ w, {lc}Reachable(w) ⇒ progress(w)"),
+                status,
+                states: counts.0,
+                transitions: counts.1,
+            });
+
+            // Liveness of each desire the binding may serve.
+            for &di in &desires {
+                let desire = &agent.desires[di];
+                let ir_desire = &ir_agent.desires[di];
+                let goal = desire
+                    .achieved
+                    .iter()
+                    .map(|e| goal_text(sources, e))
+                    .collect::<Vec<_>>()
+                    .join(" ∨ ");
+                let status = if let Some(reason) = &bound {
+                    Status::Unproved(reason.clone())
+                } else if !ir_desire.params_used.is_empty() {
+                    Status::Unproved(format!(
+                        "the achieved condition reads the agent parameter `{}`, whose value is not known at build time",
+                        ir_desire.params_used[0]
+                    ))
+                } else {
+                    let is_goal = |s: StateId| satisfies(&graph, s, &ir_desire.achieved);
+                    match inevitable(&graph, &is_goal) {
+                        Ok(()) => Status::Proved,
+                        Err(v) => Status::Refuted(violation_cex(ir, net, &graph, v, &goal)),
+                    }
+                };
+                proofs.theorems.push(Theorem {
+                    name: format!("{}_live_{}", binding.name, desire.name),
+                    statement: format!("inevitable(scene(call({plan_name}), empty), {goal})"),
+                    status,
+                    states: counts.0,
+                    transitions: counts.1,
+                });
+
+                // Release, when the impossible condition is one belief with constant arguments.
+                for (ri, (cond, _)) in ir_desire.impossible.iter().enumerate() {
+                    let Some(atom) = constant_atom(cond) else {
+                        continue;
+                    };
+                    let atom_text = show_atom(ir, net, &atom);
+                    let name = format!("{}_released_{}", binding.name, desire.name);
+                    if !network_can_raise(net, &atom) {
+                        let rule_span = desire.impossible[ri].cond.span;
+                        let plan_span = program
+                            .plan_files
+                            .iter()
+                            .flat_map(|f| f.plans.iter())
+                            .find(|p| p.name == plan_name)
+                            .map_or(rule_span, |p| p.span);
+                        proofs.diagnostics.push(release_vacuous(
+                            &name, &atom_text, &plan_name, plan_span, rule_span,
+                        ));
+                        continue;
+                    }
+                    let status = if let Some(reason) = &bound {
+                        Status::Unproved(reason.clone())
+                    } else {
+                        release(ir, net, &sem, &graph, &states, &atom, limits)
+                    };
+                    proofs.theorems.push(Theorem {
+                        name,
+                        statement: format!(
+                            "∀ w, {lc}Reachable(w) ∧ {atom_text}(w) ⇒ inevitable(abort(w), finished)"
+                        ),
+                        status,
+                        states: counts.0,
+                        transitions: counts.1,
+                    });
+                }
+            }
+
+            // Tell feasibility, for every tell of every plan of the network.
+            for (pi, code) in net.plans.iter().enumerate() {
+                let mut tells: Vec<(u32, String)> = Vec::new();
+                for node in plan_nodes(net, code) {
+                    if let Node::Tell {
+                        index, agent, atom, ..
+                    } = &net.nodes[node.0 as usize]
+                    {
+                        let pred = ir.agents[agent.0 as usize].beliefs[atom.belief.0 as usize]
+                            .name
+                            .clone();
+                        let j = ir.agents[agent.0 as usize].name.clone();
+                        tells.push((*index, format!("{j}:{pred}")));
+                    }
+                }
+                tells.sort();
+                tells.dedup();
+                for (n, what) in tells {
+                    let (j, pred) = what.split_once(':').unwrap_or(("?", "?"));
+                    let status = if let Some(reason) = &bound {
+                        Status::Unproved(reason.clone())
+                    } else {
+                        tell_feasible(ir, net, &graph, ir::PlanId(pi as u32), n)
+                    };
+                    proofs.theorems.push(Theorem {
+                        name: format!("{}_tell_feasible_{n}", code.name),
+                        statement: format!(
+                            "∀ w, {lc}Reachable(w) ∧ tells_{n}(w) ⇒ B(self) {pred} ∧ ¬B(self) B({j}) {pred}"
+                        ),
+                        status,
+                        states: counts.0,
+                        transitions: counts.1,
+                    });
+                }
+            }
+        }
+    }
+    dedup_theorems(&mut proofs.theorems);
+    proofs
+}
+
+/// Two bindings of one plan give the same theorems once.
+fn dedup_theorems(theorems: &mut Vec<Theorem>) {
+    let mut seen = BTreeSet::new();
+    theorems.retain(|t| seen.insert(t.name.clone()));
+}
+
+fn bound_passed(graph: &Graph, limits: Limits) -> Option<String> {
+    if graph.truncated {
+        Some(format!(
+            "the exploration passed --max-states {} before it was complete",
+            limits.max_states
+        ))
+    } else if graph.overflow {
+        Some("an integer left the 64-bit range during the exploration".into())
+    } else {
+        None
+    }
+}
+
+fn satisfies(graph: &Graph, s: StateId, achieved: &[Cond]) -> bool {
+    let beliefs: BTreeSet<Atom> = graph.beliefs[s.0 as usize].iter().cloned().collect();
+    achieved.iter().any(|c| holds(c, &beliefs, Some(0)))
+}
+
+fn first_deadlock(graph: &Graph) -> Option<StateId> {
+    (0..graph.len() as u32)
+        .map(StateId)
+        .find(|&s| !graph.progress(s))
+}
+
+fn deadlock_reason(graph: &Graph, s: StateId) -> String {
+    match graph.fault(s) {
+        Some(Fault::NoArm(_)) => "deadlock: a `match` whose value matches no arm".into(),
+        Some(Fault::DivisionByZero(_)) => "deadlock: a division by zero".into(),
+        Some(Fault::Overflow(_)) => "deadlock: an integer left the 64-bit range".into(),
+        Some(Fault::Diverged) => {
+            "deadlock: a step that never reaches a communication (it diverges)".into()
+        }
+        Some(Fault::Malformed(_)) => "deadlock: malformed IR".into(),
+        None => "deadlock: no process can move and the plan has not finished".into(),
+    }
+}
+
+/// A violation of inevitability: a path to a terminal state, or a lasso.
+enum Violation {
+    /// A state without successors that is not a goal.
+    Terminal(StateId),
+    /// A cycle of non-goal states: a state on it, and the cycle's states in order.
+    Cycle(StateId, Vec<StateId>),
+}
+
+/// Whether every maximal path from the starts reaches a goal state.
+fn inevitable(graph: &Graph, is_goal: &dyn Fn(StateId) -> bool) -> Result<(), Violation> {
+    // The region: states reachable from the starts through non-goal states only.
+    let n = graph.len();
+    let mut in_region = vec![false; n];
+    let mut order = Vec::new();
+    let mut queue: VecDeque<StateId> = VecDeque::new();
+    for &s in &graph.starts {
+        if !is_goal(s) && !in_region[s.0 as usize] {
+            in_region[s.0 as usize] = true;
+            queue.push_back(s);
+        }
+    }
+    while let Some(s) = queue.pop_front() {
+        order.push(s);
+        let succ = &graph.succ[s.0 as usize];
+        if succ.is_empty() {
+            return Err(Violation::Terminal(s));
+        }
+        for e in succ {
+            if !is_goal(e.to) && !in_region[e.to.0 as usize] {
+                in_region[e.to.0 as usize] = true;
+                queue.push_back(e.to);
+            }
+        }
+    }
+    // A cycle inside the region: Kahn's algorithm leaves exactly the states on or before cycles.
+    let mut indegree = vec![0usize; n];
+    for &s in &order {
+        for e in &graph.succ[s.0 as usize] {
+            if in_region[e.to.0 as usize] {
+                indegree[e.to.0 as usize] += 1;
+            }
+        }
+    }
+    let mut ready: Vec<StateId> = order
+        .iter()
+        .copied()
+        .filter(|s| indegree[s.0 as usize] == 0)
+        .collect();
+    let mut removed = vec![false; n];
+    while let Some(s) = ready.pop() {
+        removed[s.0 as usize] = true;
+        for e in &graph.succ[s.0 as usize] {
+            let t = e.to.0 as usize;
+            if in_region[t] {
+                indegree[t] -= 1;
+                if indegree[t] == 0 {
+                    ready.push(e.to);
+                }
+            }
+        }
+    }
+    let Some(&left) = order.iter().find(|s| !removed[s.0 as usize]) else {
+        return Ok(());
+    };
+    // Every state left has a predecessor left: walking predecessors must repeat.
+    let mut preds: Vec<Vec<StateId>> = vec![Vec::new(); n];
+    for &s in &order {
+        if removed[s.0 as usize] {
+            continue;
+        }
+        for e in &graph.succ[s.0 as usize] {
+            if in_region[e.to.0 as usize] && !removed[e.to.0 as usize] {
+                preds[e.to.0 as usize].push(s);
+            }
+        }
+    }
+    let mut seen = vec![usize::MAX; n];
+    let mut walk = vec![left];
+    let mut at = left;
+    seen[at.0 as usize] = 0;
+    loop {
+        let p = preds[at.0 as usize][0];
+        if seen[p.0 as usize] != usize::MAX {
+            let start = seen[p.0 as usize];
+            // `walk[start..]` is the cycle walked backwards.
+            let mut cycle: Vec<StateId> = walk[start..].to_vec();
+            cycle.reverse();
+            return Err(Violation::Cycle(p, cycle));
+        }
+        seen[p.0 as usize] = walk.len();
+        walk.push(p);
+        at = p;
+    }
+}
+
+/// Breadth-first parents from the starts, to rebuild shortest paths.
+fn parents(graph: &Graph) -> Vec<Option<(StateId, usize)>> {
+    let mut parent = vec![None; graph.len()];
+    let mut seen = vec![false; graph.len()];
+    let mut queue = VecDeque::new();
+    for &s in &graph.starts {
+        seen[s.0 as usize] = true;
+        queue.push_back(s);
+    }
+    while let Some(s) = queue.pop_front() {
+        for (i, e) in graph.succ[s.0 as usize].iter().enumerate() {
+            if !seen[e.to.0 as usize] {
+                seen[e.to.0 as usize] = true;
+                parent[e.to.0 as usize] = Some((s, i));
+                queue.push_back(e.to);
+            }
+        }
+    }
+    parent
+}
+
+/// The edges of a shortest path from a start to `target`, as (state, edge index) pairs.
+fn path_to(graph: &Graph, target: StateId) -> Vec<(StateId, usize)> {
+    let parent = parents(graph);
+    let mut path = Vec::new();
+    let mut at = target;
+    while let Some((p, i)) = parent[at.0 as usize] {
+        path.push((p, i));
+        at = p;
+    }
+    path.reverse();
+    path
+}
+
+fn cex_step(ir: &Ir, net: &Network, graph: &Graph, from: StateId, edge: usize) -> CexStep {
+    let e = &graph.succ[from.0 as usize][edge];
+    let (process, event) = describe_event(net, &e.event);
+    CexStep {
+        process,
+        event,
+        beliefs_added: e.added.iter().map(|a| show_atom(ir, net, a)).collect(),
+        beliefs_removed: e.removed.iter().map(|a| show_atom(ir, net, a)).collect(),
+    }
+}
+
+fn path_cex(
+    ir: &Ir,
+    net: &Network,
+    graph: &Graph,
+    target: StateId,
+    cycle: Option<&[StateId]>,
+    conclusion: String,
+) -> Counterexample {
+    let mut steps: Vec<CexStep> = path_to(graph, target)
+        .into_iter()
+        .map(|(s, i)| cex_step(ir, net, graph, s, i))
+        .collect();
+    let mut cycle_from = None;
+    if let Some(cycle) = cycle {
+        cycle_from = Some(steps.len());
+        for (k, &s) in cycle.iter().enumerate() {
+            let next = cycle[(k + 1) % cycle.len()];
+            let i = graph.succ[s.0 as usize]
+                .iter()
+                .position(|e| e.to == next)
+                .unwrap_or(0);
+            steps.push(cex_step(ir, net, graph, s, i));
+        }
+    }
+    Counterexample {
+        steps,
+        cycle_from,
+        conclusion,
+    }
+}
+
+fn violation_cex(
+    ir: &Ir,
+    net: &Network,
+    graph: &Graph,
+    v: Violation,
+    goal: &str,
+) -> Counterexample {
+    match v {
+        Violation::Terminal(s) => {
+            let conclusion = if graph.finished[s.0 as usize] {
+                format!("the plan finished without {goal}")
+            } else {
+                format!("{}, without {goal}", deadlock_reason(graph, s))
+            };
+            path_cex(ir, net, graph, s, None, conclusion)
+        }
+        Violation::Cycle(s, cycle) => {
+            // Rotate the cycle so that it starts where the path enters it.
+            let k = cycle.iter().position(|&c| c == s).unwrap_or(0);
+            let mut rotated = cycle[k..].to_vec();
+            rotated.extend_from_slice(&cycle[..k]);
+            path_cex(
+                ir,
+                net,
+                graph,
+                s,
+                Some(&rotated),
+                format!("the plan can cycle forever without {goal}"),
+            )
+        }
+    }
+}
+
+/// The atom of an `impossible` condition that is one belief test with constant arguments.
+fn constant_atom(cond: &Cond) -> Option<Atom> {
+    let Cond::Believes(p) = cond else {
+        return None;
+    };
+    let args = p
+        .args
+        .iter()
+        .map(|a| match a {
+            PatternArg::Literal(l) => Some(ir::Value::of(l)),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(Atom {
+        told: None,
+        belief: p.belief,
+        args,
+    })
+}
+
+/// Whether some `believe` of the network could add `atom` (same predicate, and every argument
+/// either computed or equal to the atom's).
+fn network_can_raise(net: &Network, atom: &Atom) -> bool {
+    net.nodes.iter().any(|n| match n {
+        Node::Believe(a) if a.belief == atom.belief => {
+            a.args.iter().zip(&atom.args).all(|(e, v)| match e {
+                ir::Expr::Literal(l) => ir::Value::of(l) == *v,
+                _ => true,
+            })
+        }
+        _ => false,
+    })
+}
+
+fn release_vacuous(
+    name: &str,
+    atom: &str,
+    plan: &str,
+    plan_span: Span,
+    rule_span: Span,
+) -> Diagnostic {
+    Diagnostic::warning(
+        RELEASE_VACUOUS,
+        plan_span,
+        format!("`{name}` holds without a proof in this network: no plan of it believes {atom}"),
+    )
+    .with_label(format!("`{plan}` and the plans it calls never believe {atom}"))
+    .with_secondary(rule_span, "the impossible condition comes from outside the plans")
+    .with_note("the belief must come from outside (a sensor, another agent): the runtime's commitment law releases the intention when it arrives")
+    .with_help("nothing to fix if the belief is a percept; if a plan should raise it, `believe` it there and the release will be proved")
+}
+
+/// `P_released_D`: from every reachable state believing the atom, aborting the plan leads on every
+/// path to the handlers having finished.
+fn release(
+    ir: &Ir,
+    net: &Network,
+    sem: &Semantics,
+    graph: &Graph,
+    states: &[State],
+    atom: &Atom,
+    limits: Limits,
+) -> Status {
+    let raised: Vec<StateId> = (0..graph.len() as u32)
+        .map(StateId)
+        .filter(|s| graph.beliefs[s.0 as usize].contains(atom))
+        .collect();
+    for &s in &raised {
+        let aborted = sem.abort_root(&states[s.0 as usize]);
+        let (sub, _) = explore::reference::explore(sem, vec![aborted.next], limits);
+        if sub.truncated {
+            return Status::Unproved(format!(
+                "the exploration after the abort passed --max-states {}",
+                limits.max_states
+            ));
+        }
+        let finished = |t: StateId| sub.finished[t.0 as usize];
+        if let Err(v) = inevitable(&sub, &finished) {
+            let mut cex = path_cex(ir, net, graph, s, None, String::new());
+            cex.steps.push(CexStep {
+                process: "(commitment law)".into(),
+                event: format!("abort {}", net.plan(net.root).name),
+                beliefs_added: aborted
+                    .effects
+                    .added
+                    .iter()
+                    .map(|a| show_atom(ir, net, a))
+                    .collect(),
+                beliefs_removed: aborted
+                    .effects
+                    .removed
+                    .iter()
+                    .map(|a| show_atom(ir, net, a))
+                    .collect(),
+            });
+            let tail = violation_cex(ir, net, &sub, v, "the handlers finishing");
+            if let Some(k) = tail.cycle_from {
+                cex.cycle_from = Some(cex.steps.len() + k);
+            }
+            cex.steps.extend(tail.steps);
+            cex.conclusion = tail
+                .conclusion
+                .replace("the plan", "after the abort, the plan");
+            return Status::Refuted(cex);
+        }
+    }
+    Status::Proved
+}
+
+/// `Plan_tell_feasible_N`: every execution of that tell is feasible.
+fn tell_feasible(ir: &Ir, net: &Network, graph: &Graph, plan: ir::PlanId, n: u32) -> Status {
+    for (s, edges) in graph.succ.iter().enumerate() {
+        for (i, e) in edges.iter().enumerate() {
+            if e.tells.iter().any(|&(p, k, ok)| p == plan && k == n && !ok) {
+                let mut cex = path_cex(ir, net, graph, StateId(s as u32), None, String::new());
+                cex.steps
+                    .push(cex_step(ir, net, graph, StateId(s as u32), i));
+                cex.conclusion = format!(
+                    "tell {n} of `{}` runs when the teller does not believe what it tells, or already believes the other agent does",
+                    net.plan(plan).name
+                );
+                return Status::Refuted(cex);
+            }
+        }
+    }
+    Status::Proved
+}
+
+/// Every node of a plan's body and handlers.
+fn plan_nodes(net: &Network, code: &ir::PlanCode) -> Vec<ir::NodeId> {
+    let mut out = Vec::new();
+    let mut stack: Vec<ir::NodeId> = [Some(code.body), code.on_stop, code.on_resume, code.on_abort]
+        .into_iter()
+        .flatten()
+        .collect();
+    while let Some(n) = stack.pop() {
+        out.push(n);
+        match &net.nodes[n.0 as usize] {
+            Node::Seq(a, b) | Node::Interrupt(a, b) => {
+                stack.push(*a);
+                stack.push(*b);
+            }
+            Node::Par(cs) | Node::Choice(cs) => stack.extend(cs.iter().copied()),
+            Node::Label(_, b) => stack.push(*b),
+            Node::Match { arms, other, .. } => {
+                stack.extend(arms.iter().map(|(_, b)| *b));
+                stack.extend(other.iter().copied());
+            }
+            _ => {}
+        }
+    }
+    out
+}
