@@ -1033,6 +1033,9 @@ fn collect_receives(p: &Proc, out: &mut Vec<(String, Span)>) {
 pub(crate) fn report_unused(c: &mut Checker<'_>) {
     for fi in 0..c.program.plan_files.len() {
         let file = c.program.plan_files[fi].file;
+        if c.shadowed_files.contains(&file) {
+            continue;
+        }
         let plans = c.program.plan_files[fi].plans.clone();
         for (i, p) in plans.iter().enumerate() {
             if p.duplicate || c.used_plans.contains(&PlanRef { file, index: i }) {
