@@ -1,0 +1,467 @@
+//! The core IR: each agent theory and each plan network, lowered to a small explicit form that
+//! the explorer, the kernel and the runtime all read. Plain data: no behaviour beyond lookups.
+//!
+//! A [`Network`] is one scene `scene(call(Plan), empty)`: the plan an agent binds, started with
+//! no beliefs. Its code is a set of [`PlanCode`]s (the plans it can reach) whose bodies are
+//! trees of [`Node`]s in one arena. Variables are slots of a plan instance's environment;
+//! channels are values created when an instance starts. The meaning of the IR is the reference
+//! semantics in the kernel and `docs/semantics.md`.
+
+use serde::{Deserialize, Serialize};
+
+/// The whole lowered project.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Ir {
+    /// Every agent, in source order.
+    pub agents: Vec<Agent>,
+    /// Every plan network to explore: one per plan binding that names a `.hk` plan.
+    pub networks: Vec<Network>,
+}
+
+/// Index of an agent in [`Ir::agents`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct AgentId(pub u32);
+
+/// Index of a belief (predicate) in its agent's [`Agent::beliefs`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct BeliefId(pub u32);
+
+/// Index of a plan in [`Network::plans`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct PlanId(pub u32);
+
+/// Index of a node in [`Network::nodes`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct NodeId(pub u32);
+
+/// Index of a variable in a plan instance's environment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Slot(pub u32);
+
+/// Index of a label in [`PlanCode::labels`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct LabelId(pub u32);
+
+/// The types of values.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Type {
+    /// Mathematical integers (the explorer bounds them; passing the bound is reported).
+    Int,
+    /// Strings.
+    Str,
+    /// Booleans.
+    Bool,
+    /// A channel carrying values of the inner type.
+    Chan(Box<Type>),
+}
+
+/// A literal value.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Literal {
+    /// An integer.
+    Int(i64),
+    /// A boolean.
+    Bool(bool),
+    /// A string.
+    Str(String),
+}
+
+/// The commitment strategy of an agent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum CommitmentStrategy {
+    /// Drops an intention only when it believes the goal achieved.
+    Blind,
+    /// Also drops it when it believes the goal impossible.
+    SingleMinded,
+    /// Also drops it when it no longer desires the goal.
+    OpenMinded,
+}
+
+// ------------------------------------------------------------------ agents
+
+/// An agent theory.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Agent {
+    /// Its name.
+    pub name: String,
+    /// Its beliefs (predicates) with their field types.
+    pub beliefs: Vec<Belief>,
+    /// Its desires.
+    pub desires: Vec<Desire>,
+    /// Its commitment strategy.
+    pub commit: CommitmentStrategy,
+    /// Its attentions; the first is the initial one.
+    pub attentions: Vec<String>,
+    /// Its plan bindings: the names its rules use, and what each runs.
+    pub plans: Vec<Binding>,
+}
+
+/// A belief predicate.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Belief {
+    /// The predicate's name.
+    pub name: String,
+    /// Its fields' names and types.
+    pub fields: Vec<(String, Type)>,
+}
+
+/// A desire and the rules that release it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Desire {
+    /// Its name.
+    pub name: String,
+    /// Its priority (default 0).
+    pub priority: i64,
+    /// Indices into [`Agent::plans`] of the plans that may serve it.
+    pub reachable_by: Vec<u32>,
+    /// `achieved D when φ`: the desire is achieved when any of these holds.
+    pub achieved: Vec<Cond>,
+    /// `impossible D when φ because …`.
+    pub impossible: Vec<(Cond, String)>,
+}
+
+/// A plan binding `plan P ↦ …`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Binding {
+    /// The plan's name in the agent.
+    pub name: String,
+    /// The network it starts, or `None` for host code.
+    pub network: Option<u32>,
+    /// For host code, the registered name.
+    pub host: Option<String>,
+}
+
+/// A condition over an agent's beliefs (and attention): the `when` of the `.ha` rules.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Cond {
+    /// Always true.
+    True,
+    /// Always false.
+    False,
+    /// The agent believes an atom matching the pattern (binding its fresh variables).
+    Believes(Pattern),
+    /// Another agent is believed to believe an atom: `B(j) f(…)` in the teller's beliefs.
+    Told(AgentId, Pattern),
+    /// The agent's attention is the given one (index into [`Agent::attentions`]).
+    Attending(u32),
+    /// A comparison of integer terms over bound variables and constants.
+    Compare(CompareOp, CondTerm, CondTerm),
+    /// Negation (binds nothing).
+    Not(Box<Cond>),
+    /// Conjunction, left to right: bindings of the left are visible on the right.
+    And(Vec<Cond>),
+    /// Disjunction.
+    Or(Vec<Cond>),
+}
+
+/// A belief pattern `f(a, …)` in a condition.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pattern {
+    /// The predicate.
+    pub belief: BeliefId,
+    /// One per field.
+    pub args: Vec<PatternArg>,
+}
+
+/// One argument of a belief pattern.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PatternArg {
+    /// `_`
+    Any,
+    /// A constant to equal.
+    Literal(Literal),
+    /// A variable of the condition: bound by its first positive occurrence, compared after.
+    Var(u32),
+}
+
+/// A term of a comparison in a condition.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CondTerm {
+    /// A constant.
+    Literal(Literal),
+    /// A bound variable.
+    Var(u32),
+    /// Arithmetic.
+    Arith(ArithOp, Box<CondTerm>, Box<CondTerm>),
+    /// Negation.
+    Neg(Box<CondTerm>),
+}
+
+/// Comparisons.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum CompareOp {
+    /// `=`
+    Eq,
+    /// `≠`
+    Ne,
+    /// `<`
+    Lt,
+    /// `≤`
+    Le,
+    /// `>`
+    Gt,
+    /// `≥`
+    Ge,
+}
+
+/// Integer arithmetic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ArithOp {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/` (integer division rounding toward zero; by zero is an error state)
+    Div,
+    /// `%` (remainder; by zero is an error state)
+    Rem,
+}
+
+// ------------------------------------------------------------------ networks
+
+/// One plan network: the scene `scene(call(root), empty)` of a plan binding.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Network {
+    /// The agent whose binding this is.
+    pub agent: AgentId,
+    /// The binding's name in the agent (`Work`).
+    pub binding: String,
+    /// The plan called (`Produce`), an index into `plans`.
+    pub root: PlanId,
+    /// The arguments the binding passes to the root plan.
+    pub root_args: Vec<Literal>,
+    /// The plans reachable from the root, each with its code.
+    pub plans: Vec<PlanCode>,
+    /// The plan instances that can exist, statically: instance 0 is the root; every other is
+    /// started by one non-tail call node inside its parent. Channel values name their instance.
+    pub instances: Vec<Instance>,
+    /// The node arena of every plan's code.
+    pub nodes: Vec<Node>,
+}
+
+/// A plan's code.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanCode {
+    /// Its name (`Build`).
+    pub name: String,
+    /// The stem of its file (`Line`).
+    pub file: String,
+    /// Its parameters' types; parameter `i` is slot `i`.
+    pub params: Vec<Type>,
+    /// Its local channels: slot and element type. Each start of the plan makes fresh channels.
+    pub channels: Vec<(Slot, Type)>,
+    /// How many slots an instance's environment has (parameters, channels, received variables).
+    pub slots: u32,
+    /// Names of the slots, for counterexamples.
+    pub slot_names: Vec<String>,
+    /// Its labels' names.
+    pub labels: Vec<String>,
+    /// Its process.
+    pub body: NodeId,
+    /// `on stop`, `on resume`, `on abort`: processes over the parameters and channels.
+    pub on_stop: Option<NodeId>,
+    /// See `on_stop`.
+    pub on_resume: Option<NodeId>,
+    /// See `on_stop`.
+    pub on_abort: Option<NodeId>,
+}
+
+/// The target of a plan command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Target {
+    /// A label of the plan the command is in.
+    Label(LabelId),
+    /// `self`: the innermost enclosing plan instance.
+    SelfInstance,
+}
+
+/// The plan commands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Command {
+    /// Suspend (after `on stop`).
+    Stop,
+    /// Continue (after `on resume`).
+    Resume,
+    /// End (after the `on abort` handlers, innermost first).
+    Abort,
+    /// Abort, then start afresh.
+    Restart,
+}
+
+/// An argument of a call: a value, or a channel passed on.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Arg {
+    /// A value.
+    Value(Expr),
+    /// The channel held in a slot of the caller.
+    Chan(Slot),
+}
+
+/// An expression of a plan: over literals and the instance's slots.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Expr {
+    /// A constant.
+    Literal(Literal),
+    /// A slot's value.
+    Slot(Slot),
+    /// Integer negation.
+    Neg(Box<Expr>),
+    /// Boolean negation.
+    Not(Box<Expr>),
+    /// Integer arithmetic.
+    Arith(ArithOp, Box<Expr>, Box<Expr>),
+    /// A comparison (integers ordered; any two values of one type compared for `=`/`≠`).
+    Compare(CompareOp, Box<Expr>, Box<Expr>),
+    /// Conjunction.
+    And(Box<Expr>, Box<Expr>),
+    /// Disjunction.
+    Or(Box<Expr>, Box<Expr>),
+}
+
+/// An atom a plan believes, forgets or tells: a predicate and one expression per field.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AtomExpr {
+    /// The predicate, in the agent that holds the belief (the plan's agent, or the one told).
+    pub belief: BeliefId,
+    /// The fields.
+    pub args: Vec<Expr>,
+}
+
+/// A node of a plan's code.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Node {
+    /// `SKIP`: finish.
+    Skip,
+    /// `STOP`: never move.
+    Stop,
+    /// `e → c`: a communication.
+    Send {
+        /// The slot holding the channel.
+        chan: Slot,
+        /// The value sent.
+        value: Expr,
+    },
+    /// `x ← c`: a communication.
+    Recv {
+        /// The slot holding the channel.
+        chan: Slot,
+        /// The slot the value is received into.
+        var: Slot,
+    },
+    /// `believe a`: internal.
+    Believe(AtomExpr),
+    /// `forget a`: internal.
+    Forget(AtomExpr),
+    /// `tell j a`: internal; `index` numbers the plan's tells from 1 in source order.
+    Tell {
+        /// The agent told.
+        agent: AgentId,
+        /// What it is told (the predicate is `agent`'s).
+        atom: AtomExpr,
+        /// The teller's own predicate of the same name, if it declares one: tell feasibility asks
+        /// that the teller believe the atom before telling it.
+        own: Option<BeliefId>,
+        /// The tell's number within its plan (for `_tell_feasible_<n>`).
+        index: u32,
+    },
+    /// `stop l`, `resume l`, `abort l`, `restart l`: internal; lands after the step.
+    Command {
+        /// Which command.
+        command: Command,
+        /// Its target.
+        target: Target,
+    },
+    /// `Name(args)`. A tail call replaces the running instance's plan and environment; any other
+    /// call starts a child instance and continues when it ends.
+    Call {
+        /// The plan called.
+        plan: PlanId,
+        /// Its arguments.
+        args: Vec<Arg>,
+        /// Whether the call is in tail position of its plan's body.
+        tail: bool,
+    },
+    /// `P ; Q`.
+    Seq(NodeId, NodeId),
+    /// `P ‖ Q ‖ …`.
+    Par(Vec<NodeId>),
+    /// `P □ Q □ …`.
+    Choice(Vec<NodeId>),
+    /// `P △ Q`.
+    Interrupt(NodeId, NodeId),
+    /// `l : P`.
+    Label(LabelId, NodeId),
+    /// `match e { when lit ↦ P … other ↦ Q }`: internal.
+    Match {
+        /// The value matched.
+        scrutinee: Expr,
+        /// The arms, in order.
+        arms: Vec<(Literal, NodeId)>,
+        /// The `other` arm.
+        other: Option<NodeId>,
+    },
+}
+
+/// A static plan instance: the root, or a non-tail call inside another instance.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Instance {
+    /// The instance it runs inside (`None` for the root).
+    pub parent: Option<u32>,
+    /// The call node that starts it inside its parent (`None` for the root).
+    pub call: Option<NodeId>,
+    /// A readable path for counterexamples, such as `Produce/Build`.
+    pub name: String,
+}
+
+/// A value at run time.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Value {
+    /// An integer.
+    Int(i64),
+    /// A boolean.
+    Bool(bool),
+    /// A string.
+    Str(String),
+    /// A channel: the `index`-th local channel of `plan` in `instance`.
+    Chan {
+        /// The static instance that created it.
+        instance: u32,
+        /// The plan (of that instance) that declares it.
+        plan: PlanId,
+        /// Which of the plan's channels.
+        index: u32,
+    },
+}
+
+impl Value {
+    /// The value of a literal.
+    pub fn of(literal: &Literal) -> Value {
+        match literal {
+            Literal::Int(n) => Value::Int(*n),
+            Literal::Bool(b) => Value::Bool(*b),
+            Literal::Str(s) => Value::Str(s.clone()),
+        }
+    }
+}
+
+impl Network {
+    /// The child instance that call node `call` starts inside instance `parent`.
+    pub fn child(&self, parent: u32, call: NodeId) -> Option<u32> {
+        self.instances
+            .iter()
+            .position(|i| i.parent == Some(parent) && i.call == Some(call))
+            .map(|i| i as u32)
+    }
+
+    /// The node with this id.
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id.0 as usize]
+    }
+
+    /// The plan with this id.
+    pub fn plan(&self, id: PlanId) -> &PlanCode {
+        &self.plans[id.0 as usize]
+    }
+}

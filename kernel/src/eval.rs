@@ -1,0 +1,244 @@
+//! Evaluation of plan expressions over an environment, and of agent conditions over a belief
+//! set. Integer arithmetic is checked: leaving the 64-bit range is an error, never a wrap.
+
+use crate::semantics::Atom;
+use hilbert_certificates::ir::*;
+use std::collections::BTreeSet;
+
+/// Why an expression has no value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EvalError {
+    /// The result left the 64-bit range.
+    Overflow,
+    /// Division or remainder by zero.
+    DivisionByZero,
+    /// The expression does not fit the environment (a missing slot, operands of the wrong type).
+    Malformed,
+}
+
+/// The value of a plan expression.
+pub fn eval(e: &Expr, env: &[Value]) -> Result<Value, EvalError> {
+    Ok(match e {
+        Expr::Literal(l) => Value::of(l),
+        Expr::Slot(s) => env.get(s.0 as usize).cloned().ok_or(EvalError::Malformed)?,
+        Expr::Neg(a) => Value::Int(
+            int(eval(a, env)?)?
+                .checked_neg()
+                .ok_or(EvalError::Overflow)?,
+        ),
+        Expr::Not(a) => Value::Bool(!boolean(eval(a, env)?)?),
+        Expr::Arith(op, a, b) => Value::Int(arith(*op, int(eval(a, env)?)?, int(eval(b, env)?)?)?),
+        Expr::Compare(op, a, b) => Value::Bool(compare(*op, &eval(a, env)?, &eval(b, env)?)?),
+        Expr::And(a, b) => Value::Bool(boolean(eval(a, env)?)? && boolean(eval(b, env)?)?),
+        Expr::Or(a, b) => Value::Bool(boolean(eval(a, env)?)? || boolean(eval(b, env)?)?),
+    })
+}
+
+/// The values of a list of expressions, or `None` if one has none.
+pub fn eval_args(args: &[Expr], env: &[Value]) -> Option<Vec<Value>> {
+    args.iter().map(|a| eval(a, env).ok()).collect()
+}
+
+fn int(v: Value) -> Result<i64, EvalError> {
+    match v {
+        Value::Int(n) => Ok(n),
+        _ => Err(EvalError::Malformed),
+    }
+}
+
+fn boolean(v: Value) -> Result<bool, EvalError> {
+    match v {
+        Value::Bool(b) => Ok(b),
+        _ => Err(EvalError::Malformed),
+    }
+}
+
+/// Checked integer arithmetic; `/` and `%` round toward zero.
+pub fn arith(op: ArithOp, a: i64, b: i64) -> Result<i64, EvalError> {
+    let r = match op {
+        ArithOp::Add => a.checked_add(b),
+        ArithOp::Sub => a.checked_sub(b),
+        ArithOp::Mul => a.checked_mul(b),
+        ArithOp::Div | ArithOp::Rem if b == 0 => return Err(EvalError::DivisionByZero),
+        ArithOp::Div => a.checked_div(b),
+        ArithOp::Rem => a.checked_rem(b),
+    };
+    r.ok_or(EvalError::Overflow)
+}
+
+/// A comparison: integers are ordered; any two values may be compared for (in)equality.
+pub fn compare(op: CompareOp, a: &Value, b: &Value) -> Result<bool, EvalError> {
+    Ok(match op {
+        CompareOp::Eq => a == b,
+        CompareOp::Ne => a != b,
+        _ => {
+            let (x, y) = (int(a.clone())?, int(b.clone())?);
+            match op {
+                CompareOp::Lt => x < y,
+                CompareOp::Le => x <= y,
+                CompareOp::Gt => x > y,
+                _ => x >= y,
+            }
+        }
+    })
+}
+
+/// Whether a condition holds of a belief set (with the given attention, if any). Belief
+/// patterns bind their fresh variables existentially: `B(self) made(n) ∧ n < 3` holds when some
+/// believed `made(v)` has `v < 3`. An error inside a comparison makes that comparison false.
+pub fn holds(cond: &Cond, beliefs: &BTreeSet<Atom>, attention: Option<u32>) -> bool {
+    let mut bindings = Vec::new();
+    solve(&[cond], beliefs, attention, &mut bindings)
+}
+
+/// Whether the conjunction of `goals` holds under some extension of `bindings`.
+fn solve(
+    goals: &[&Cond],
+    beliefs: &BTreeSet<Atom>,
+    attention: Option<u32>,
+    bindings: &mut Vec<Option<Value>>,
+) -> bool {
+    let Some((first, rest)) = goals.split_first() else {
+        return true;
+    };
+    match first {
+        Cond::True => solve(rest, beliefs, attention, bindings),
+        Cond::False => false,
+        Cond::Attending(a) => attention == Some(*a) && solve(rest, beliefs, attention, bindings),
+        Cond::Compare(op, a, b) => {
+            let ok = match (term(a, bindings), term(b, bindings)) {
+                (Ok(x), Ok(y)) => compare(*op, &x, &y).unwrap_or(false),
+                _ => false,
+            };
+            ok && solve(rest, beliefs, attention, bindings)
+        }
+        Cond::Not(inner) => {
+            // Negation binds nothing: it holds when the inner condition has no solution.
+            let mut scratch = bindings.clone();
+            !solve(&[inner], beliefs, attention, &mut scratch)
+                && solve(rest, beliefs, attention, bindings)
+        }
+        Cond::And(parts) => {
+            let mut all: Vec<&Cond> = parts.iter().collect();
+            all.extend_from_slice(rest);
+            solve(&all, beliefs, attention, bindings)
+        }
+        Cond::Or(parts) => parts.iter().any(|p| {
+            let mut b = bindings.clone();
+            let mut all = vec![p];
+            all.extend_from_slice(rest);
+            solve(&all, beliefs, attention, &mut b)
+        }),
+        Cond::Believes(pattern) => matches(None, pattern, rest, beliefs, attention, bindings),
+        Cond::Told(agent, pattern) => {
+            matches(Some(*agent), pattern, rest, beliefs, attention, bindings)
+        }
+    }
+}
+
+fn matches(
+    told: Option<AgentId>,
+    pattern: &Pattern,
+    rest: &[&Cond],
+    beliefs: &BTreeSet<Atom>,
+    attention: Option<u32>,
+    bindings: &mut Vec<Option<Value>>,
+) -> bool {
+    for atom in beliefs {
+        if atom.told != told
+            || atom.belief != pattern.belief
+            || atom.args.len() != pattern.args.len()
+        {
+            continue;
+        }
+        let saved = bindings.clone();
+        let fits = pattern.args.iter().zip(&atom.args).all(|(p, v)| match p {
+            PatternArg::Any => true,
+            PatternArg::Literal(l) => Value::of(l) == *v,
+            PatternArg::Var(i) => {
+                let i = *i as usize;
+                if bindings.len() <= i {
+                    bindings.resize(i + 1, None);
+                }
+                match &bindings[i] {
+                    Some(bound) => bound == v,
+                    None => {
+                        bindings[i] = Some(v.clone());
+                        true
+                    }
+                }
+            }
+        });
+        if fits && solve(rest, beliefs, attention, bindings) {
+            return true;
+        }
+        *bindings = saved;
+    }
+    false
+}
+
+fn term(t: &CondTerm, bindings: &[Option<Value>]) -> Result<Value, EvalError> {
+    Ok(match t {
+        CondTerm::Literal(l) => Value::of(l),
+        CondTerm::Var(i) => bindings
+            .get(*i as usize)
+            .cloned()
+            .flatten()
+            .ok_or(EvalError::Malformed)?,
+        CondTerm::Neg(a) => Value::Int(
+            int(term(a, bindings)?)?
+                .checked_neg()
+                .ok_or(EvalError::Overflow)?,
+        ),
+        CondTerm::Arith(op, a, b) => Value::Int(arith(
+            *op,
+            int(term(a, bindings)?)?,
+            int(term(b, bindings)?)?,
+        )?),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn made(n: i64) -> Atom {
+        Atom {
+            told: None,
+            belief: BeliefId(0),
+            args: vec![Value::Int(n)],
+        }
+    }
+
+    #[test]
+    fn patterns_bind_existentially_and_negation_binds_nothing() {
+        let pattern = |a| Pattern {
+            belief: BeliefId(0),
+            args: vec![a],
+        };
+        let lt3 = Cond::And(vec![
+            Cond::Believes(pattern(PatternArg::Var(0))),
+            Cond::Compare(
+                CompareOp::Lt,
+                CondTerm::Var(0),
+                CondTerm::Literal(Literal::Int(3)),
+            ),
+        ]);
+        let beliefs: BTreeSet<Atom> = [made(5), made(1)].into_iter().collect();
+        assert!(holds(&lt3, &beliefs, None));
+        let beliefs: BTreeSet<Atom> = [made(5)].into_iter().collect();
+        assert!(!holds(&lt3, &beliefs, None));
+        let not_made3 = Cond::Not(Box::new(Cond::Believes(pattern(PatternArg::Literal(
+            Literal::Int(3),
+        )))));
+        assert!(holds(&not_made3, &beliefs, None));
+        assert!(!holds(&not_made3, &[made(3)].into_iter().collect(), None));
+    }
+
+    #[test]
+    fn arithmetic_is_checked() {
+        assert_eq!(arith(ArithOp::Add, i64::MAX, 1), Err(EvalError::Overflow));
+        assert_eq!(arith(ArithOp::Div, 1, 0), Err(EvalError::DivisionByZero));
+        assert_eq!(arith(ArithOp::Div, -7, 2), Ok(-3));
+    }
+}

@@ -1,0 +1,1222 @@
+//! The reference semantics of a plan network: states and the step function, written to be read.
+//!
+//! A state is a process term and a belief set. Terms are plain trees; nothing is interned or
+//! cached. The rules (`docs/semantics.md` says the same in prose):
+//!
+//! - A **thread** runs a plan's code with a stack of nodes still to run and an environment of
+//!   slots. A thread is *running* while it executes internal actions and *ready* when it waits:
+//!   at a communication, at an internal action no step has committed to yet (its first step will
+//!   be a τ-step), or at `STOP`.
+//! - A **step** is a τ-step of one ready thread, or a rendezvous of a ready sender and a ready
+//!   receiver on the same channel in different branches of a `‖`. Then every running thread runs
+//!   its internal actions, left to right in the term, until it is ready or ended (a macro-step).
+//!   Commands issued during the step land when every thread has stopped, in the order issued;
+//!   the handlers they start run in the same step.
+//! - The alternatives of a choice, the right side of an interrupt and the scene's root start
+//!   *ready*: they are expanded through structure (`;`, `‖`, labels, matches, non-tail calls)
+//!   but no internal action with an effect runs until a step commits to them.
+//! - Taking a step inside a choice's alternative resolves the choice to it; inside an
+//!   interrupt's right side, discards the left.
+
+use crate::eval::{EvalError, eval, eval_args};
+use hilbert_certificates::ir::*;
+use std::collections::BTreeSet;
+
+/// At most this many nodes executed in one macro-step; beyond it the step diverges.
+pub const MACRO_STEP_FUEL: u32 = 100_000;
+
+/// At most this many terms nested while one macro-step runs; beyond it the step diverges
+/// (a loop that forks without ever communicating).
+pub const MAX_NESTING: u32 = 1_000;
+
+/// A believed atom: the agent's own `f(v, …)`, or `B(j) f(v, …)` after a tell.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Atom {
+    /// `None` for the agent's own belief, `Some(j)` for `B(j) …`.
+    pub told: Option<AgentId>,
+    /// The predicate (in the agent that holds it: the agent itself, or `j`).
+    pub belief: BeliefId,
+    /// The fields.
+    pub args: Vec<Value>,
+}
+
+/// Why a thread can never move again although it has not ended.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Fault {
+    /// A `match` whose value matches no arm and which has no `other`.
+    NoArm(NodeId),
+    /// Integer arithmetic left the 64-bit range (a bound, not a property of the plan).
+    Overflow(NodeId),
+    /// Division or remainder by zero.
+    DivisionByZero(NodeId),
+    /// A macro-step ran more than [`MACRO_STEP_FUEL`] internal actions.
+    Diverged,
+    /// The IR is malformed at this node (a call with no static instance, a missing plan…).
+    Malformed(NodeId),
+}
+
+/// Whether a thread is executing or waiting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Mode {
+    /// Executes internal actions at the next settle.
+    Running,
+    /// Waits for a step.
+    Ready,
+}
+
+/// What a [`Term::Handling`] becomes when its handlers have finished.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum After {
+    /// The label or instance has ended.
+    End,
+    /// Suspended, keeping this continuation.
+    Suspend(Box<Term>),
+    /// Continues this process.
+    Continue(Box<Term>),
+    /// Starts this process afresh.
+    Restart(Box<Term>),
+}
+
+/// A process term.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Term {
+    /// Ended.
+    Done,
+    /// Can never move.
+    Faulted(Fault),
+    /// A thread of instance `inst`: `stack` holds the nodes still to run, last on top.
+    Thread {
+        /// The static instance whose code this is.
+        inst: u32,
+        /// The plan of that instance whose code this is.
+        plan: PlanId,
+        /// Nodes still to run; the top is the next.
+        stack: Vec<NodeId>,
+        /// The slots.
+        env: Vec<Value>,
+        /// Running or ready.
+        mode: Mode,
+    },
+    /// Runs the first term, then the continuation thread.
+    Then(Box<Term>, Box<Term>),
+    /// Parallel composition.
+    Par(Vec<Term>),
+    /// An unresolved external choice.
+    Choice(Vec<Term>),
+    /// `P △ Q`, before Q has taken a step.
+    Interrupt(Box<Term>, Box<Term>),
+    /// A stopped process, waiting for `resume` (the body of a label or instance).
+    Suspended(Box<Term>),
+    /// A labelled process.
+    Label {
+        /// The instance whose label it is.
+        inst: u32,
+        /// Which label.
+        label: LabelId,
+        /// The process.
+        body: Box<Term>,
+        /// The process as it started, for `restart`.
+        start: Box<Term>,
+    },
+    /// A plan instance: its plan and parameters (with its channels) as the handlers see them.
+    Inst {
+        /// The static instance.
+        inst: u32,
+        /// Its current plan (a tail call changes it).
+        plan: PlanId,
+        /// Its parameters and channels (slots `0..params+channels`).
+        params: Vec<Value>,
+        /// Its process.
+        body: Box<Term>,
+    },
+    /// Handlers running for a command, then what comes after.
+    Handling {
+        /// The handlers.
+        body: Box<Term>,
+        /// What follows when they finish.
+        then: After,
+    },
+}
+
+/// One state of a network.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct State {
+    /// The process.
+    pub term: Term,
+    /// The agent's beliefs.
+    pub beliefs: BTreeSet<Atom>,
+}
+
+impl State {
+    /// Whether every process has ended.
+    pub fn finished(&self) -> bool {
+        self.term == Term::Done
+    }
+}
+
+/// What a step did, for counterexamples and tell feasibility.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Effects {
+    /// Atoms added, in order.
+    pub added: Vec<Atom>,
+    /// Atoms removed (that were believed), in order.
+    pub removed: Vec<Atom>,
+    /// Each tell executed: the plan, its number, and whether it was feasible at that moment.
+    pub tells: Vec<(PlanId, u32, bool)>,
+    /// Whether an integer bound was passed.
+    pub overflow: bool,
+}
+
+/// What a step was.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// A τ-step of one thread (instance index).
+    Tau {
+        /// The instance that moved.
+        inst: u32,
+    },
+    /// A rendezvous.
+    Sync {
+        /// The sending instance.
+        sender: u32,
+        /// The receiving instance.
+        receiver: u32,
+        /// The channel.
+        chan: Value,
+        /// The value passed.
+        value: Value,
+    },
+    /// The scene's plan was aborted from outside (the release obligation).
+    Abort,
+}
+
+/// A step: what happened, its effects and the state it leads to.
+#[derive(Clone, Debug)]
+pub struct Step {
+    /// The event.
+    pub event: Event,
+    /// Its effects.
+    pub effects: Effects,
+    /// The next state.
+    pub next: State,
+}
+
+/// The reference semantics of one network.
+pub struct Semantics<'a> {
+    net: &'a Network,
+    agent: &'a Agent,
+}
+
+/// A ready thread's offer, with the path to it.
+#[derive(Clone, Debug)]
+struct Offer {
+    path: Vec<usize>,
+    inst: u32,
+    kind: OfferKind,
+}
+
+#[derive(Clone, Debug)]
+enum OfferKind {
+    Tau,
+    Send(Value, Value),
+    Recv(Value),
+}
+
+/// What firing does at a ready thread.
+#[derive(Clone, Debug)]
+enum Action {
+    Tau,
+    Pop,
+    Receive(Value),
+}
+
+struct Ctx<'b> {
+    beliefs: &'b mut BTreeSet<Atom>,
+    effects: Effects,
+    commands: Vec<(u32, Command, Target)>,
+    tail_calls: Vec<(u32, PlanId, Vec<Value>)>,
+    fuel: u32,
+    depth: u32,
+}
+
+impl<'a> Semantics<'a> {
+    /// The semantics of `net`, whose agent is `agent`.
+    pub fn new(net: &'a Network, agent: &'a Agent) -> Semantics<'a> {
+        Semantics { net, agent }
+    }
+
+    fn plan(&self, id: PlanId) -> Option<&'a PlanCode> {
+        self.net.plans.get(id.0 as usize)
+    }
+
+    fn node(&self, id: NodeId) -> Option<&'a Node> {
+        self.net.nodes.get(id.0 as usize)
+    }
+
+    /// A fresh environment for `plan` in instance `inst` with these parameters.
+    fn fresh_env(&self, inst: u32, plan: PlanId, params: Vec<Value>) -> Option<Vec<Value>> {
+        let code = self.plan(plan)?;
+        let mut env = params;
+        env.resize(code.slots as usize, Value::Int(0));
+        for (index, (slot, _)) in code.channels.iter().enumerate() {
+            *env.get_mut(slot.0 as usize)? = Value::Chan {
+                instance: inst,
+                plan,
+                index: index as u32,
+            };
+        }
+        Some(env)
+    }
+
+    /// The prefix of an environment that handlers see: parameters and channels.
+    fn handler_params(&self, plan: PlanId, env: &[Value]) -> Vec<Value> {
+        let n = self
+            .plan(plan)
+            .map_or(0, |c| c.params.len() + c.channels.len());
+        env[..n.min(env.len())].to_vec()
+    }
+
+    /// The scene `scene(call(root), empty)`: the root plan called with the binding's arguments,
+    /// ready, and no beliefs.
+    pub fn initial(&self) -> State {
+        let params: Vec<Value> = self.net.root_args.iter().map(Value::of).collect();
+        let term = match self.fresh_env(0, self.net.root, params) {
+            None => Term::Faulted(Fault::Malformed(NodeId(0))),
+            Some(env) => {
+                let body = self.plan(self.net.root).map_or(NodeId(0), |p| p.body);
+                let hp = self.handler_params(self.net.root, &env);
+                let thread = Term::Thread {
+                    inst: 0,
+                    plan: self.net.root,
+                    stack: vec![body],
+                    env,
+                    mode: Mode::Ready,
+                };
+                Term::Inst {
+                    inst: 0,
+                    plan: self.net.root,
+                    params: hp,
+                    body: Box::new(self.expand(thread)),
+                }
+            }
+        };
+        State {
+            term,
+            beliefs: BTreeSet::new(),
+        }
+    }
+
+    /// Every step from `state`, in a fixed order (τ-steps and rendezvous by position).
+    pub fn steps(&self, state: &State) -> Vec<Step> {
+        let mut offers = Vec::new();
+        self.collect_offers(&state.term, &mut Vec::new(), &mut offers);
+        let mut steps = Vec::new();
+        for o in &offers {
+            if let OfferKind::Tau = o.kind {
+                let event = Event::Tau { inst: o.inst };
+                steps.push(self.fire(state, event, vec![(o.path.clone(), Action::Tau)]));
+            }
+        }
+        for s in &offers {
+            let OfferKind::Send(chan, value) = &s.kind else {
+                continue;
+            };
+            for r in &offers {
+                let OfferKind::Recv(rchan) = &r.kind else {
+                    continue;
+                };
+                if rchan != chan || !diverge_at_par(&state.term, &s.path, &r.path) {
+                    continue;
+                }
+                let event = Event::Sync {
+                    sender: s.inst,
+                    receiver: r.inst,
+                    chan: chan.clone(),
+                    value: value.clone(),
+                };
+                let actions = vec![
+                    (s.path.clone(), Action::Pop),
+                    (r.path.clone(), Action::Receive(value.clone())),
+                ];
+                steps.push(self.fire(state, event, actions));
+            }
+        }
+        steps
+    }
+
+    /// The state reached by aborting the scene's root instance from outside (its `on abort`
+    /// handlers and those of every instance inside it run, innermost first).
+    pub fn abort_root(&self, state: &State) -> Step {
+        let mut beliefs = state.beliefs.clone();
+        let mut ctx = Ctx {
+            beliefs: &mut beliefs,
+            effects: Effects::default(),
+            commands: vec![(0, Command::Abort, Target::SelfInstance)],
+            tail_calls: Vec::new(),
+            fuel: MACRO_STEP_FUEL,
+            depth: 0,
+        };
+        let term = self.land_commands(state.term.clone(), &mut ctx);
+        let effects = ctx.effects;
+        Step {
+            event: Event::Abort,
+            effects,
+            next: State { term, beliefs },
+        }
+    }
+
+    fn fire(&self, state: &State, event: Event, actions: Vec<(Vec<usize>, Action)>) -> Step {
+        let mut beliefs = state.beliefs.clone();
+        let term = self.fire_at(state.term.clone(), &actions, 0);
+        let mut ctx = Ctx {
+            beliefs: &mut beliefs,
+            effects: Effects::default(),
+            commands: Vec::new(),
+            tail_calls: Vec::new(),
+            fuel: MACRO_STEP_FUEL,
+            depth: 0,
+        };
+        let term = self.settle(term, &mut ctx);
+        let term = self.land_commands(term, &mut ctx);
+        let effects = ctx.effects;
+        Step {
+            event,
+            effects,
+            next: State { term, beliefs },
+        }
+    }
+
+    /// Lands the queued commands one by one, settling after each, until none is left.
+    fn land_commands(&self, mut term: Term, ctx: &mut Ctx) -> Term {
+        while !ctx.commands.is_empty() {
+            let (issuer, command, target) = ctx.commands.remove(0);
+            if ctx.fuel == 0 {
+                return Term::Faulted(Fault::Diverged);
+            }
+            ctx.fuel -= 1;
+            term = self.apply_command(term, issuer, command, target);
+            term = self.settle(term, ctx);
+        }
+        term
+    }
+
+    fn apply_command(&self, term: Term, issuer: u32, command: Command, target: Target) -> Term {
+        let is_target = |t: &Term| match (target, t) {
+            (Target::Label(l), Term::Label { inst, label, .. }) => *inst == issuer && *label == l,
+            (Target::SelfInstance, Term::Inst { inst, .. }) => *inst == issuer,
+            _ => false,
+        };
+        self.rewrite_first(term, &is_target, &|t| self.commanded(t, command))
+    }
+
+    /// Rewrites the first (outermost, leftmost) subterm satisfying `pred` with `f`.
+    fn rewrite_first(
+        &self,
+        term: Term,
+        pred: &dyn Fn(&Term) -> bool,
+        f: &dyn Fn(Term) -> Term,
+    ) -> Term {
+        if pred(&term) {
+            return f(term);
+        }
+        let mut done = false;
+        map_children(term, &mut |child| {
+            if done || !contains(&child, pred) {
+                child
+            } else {
+                done = true;
+                self.rewrite_first(child, pred, f)
+            }
+        })
+    }
+
+    /// What a command does to its target (a label or an instance).
+    fn commanded(&self, target: Term, command: Command) -> Term {
+        let (body, start) = match &target {
+            Term::Label { body, start, .. } => ((**body).clone(), Some((**start).clone())),
+            Term::Inst { body, .. } => ((**body).clone(), None),
+            _ => return target,
+        };
+        let suspended = matches!(body, Term::Suspended(_));
+        let then = match (command, body) {
+            (Command::Stop, Term::Suspended(_)) => return target,
+            (Command::Resume, Term::Suspended(saved)) => After::Continue(saved),
+            (Command::Resume, _) => return target,
+            (Command::Stop, body) => After::Suspend(Box::new(body)),
+            (Command::Abort, _) => After::End,
+            (Command::Restart, _) => match start {
+                Some(s) => After::Restart(Box::new(s)),
+                None => After::End,
+            },
+        };
+        let _ = suspended;
+        let handling = Term::Handling {
+            body: Box::new(self.handlers_of(&target, command)),
+            then,
+        };
+        match target {
+            Term::Label {
+                inst, label, start, ..
+            } => Term::Label {
+                inst,
+                label,
+                body: Box::new(handling),
+                start,
+            },
+            Term::Inst {
+                inst, plan, params, ..
+            } => Term::Inst {
+                inst,
+                plan,
+                params,
+                body: Box::new(handling),
+            },
+            other => other,
+        }
+    }
+
+    /// The handlers a command runs: those of every instance in `target` (itself included, when it
+    /// is an instance), innermost first, as one sequence of running threads.
+    fn handlers_of(&self, target: &Term, command: Command) -> Term {
+        let mut instances = Vec::new();
+        collect_instances(target, &mut instances);
+        let mut threads = Vec::new();
+        for (inst, plan, params) in instances {
+            let Some(code) = self.plan(plan) else {
+                continue;
+            };
+            let handler = match command {
+                Command::Stop => code.on_stop,
+                Command::Resume => code.on_resume,
+                Command::Abort | Command::Restart => code.on_abort,
+            };
+            if let Some(node) = handler {
+                let mut env = params;
+                env.resize(code.slots as usize, Value::Int(0));
+                threads.push(Term::Thread {
+                    inst,
+                    plan,
+                    stack: vec![node],
+                    env,
+                    mode: Mode::Running,
+                });
+            }
+        }
+        // Innermost first: `collect_instances` lists outer before inner.
+        threads.reverse();
+        let mut term = Term::Done;
+        for t in threads.into_iter().rev() {
+            term = if term == Term::Done {
+                t
+            } else {
+                Term::Then(Box::new(t), Box::new(term))
+            };
+        }
+        term
+    }
+
+    /// Expands a new thread through structure without running anything that has an effect: the
+    /// result is ready (or ended).
+    fn expand(&self, term: Term) -> Term {
+        let mut beliefs = BTreeSet::new();
+        let mut ctx = Ctx {
+            beliefs: &mut beliefs,
+            effects: Effects::default(),
+            commands: Vec::new(),
+            tail_calls: Vec::new(),
+            fuel: MACRO_STEP_FUEL,
+            depth: 0,
+        };
+        self.run(term, &mut ctx, false)
+    }
+
+    /// Runs every running thread until it is ready or ended, and normalises what ended.
+    fn settle(&self, term: Term, ctx: &mut Ctx) -> Term {
+        self.run(term, ctx, true)
+    }
+
+    /// `effects`: whether internal actions with effects may run (a committed step), or only
+    /// structure (expanding a thread no step has chosen yet).
+    fn run(&self, term: Term, ctx: &mut Ctx, effects: bool) -> Term {
+        if ctx.depth >= MAX_NESTING {
+            return Term::Faulted(Fault::Diverged);
+        }
+        ctx.depth += 1;
+        let result = self.run_inner(term, ctx, effects);
+        ctx.depth -= 1;
+        result
+    }
+
+    fn run_inner(&self, term: Term, ctx: &mut Ctx, effects: bool) -> Term {
+        match term {
+            Term::Done | Term::Faulted(_) => term,
+            Term::Thread {
+                inst,
+                plan,
+                stack,
+                env,
+                mode,
+            } => {
+                if mode == Mode::Ready && effects {
+                    // A ready thread waits for its step.
+                    return Term::Thread {
+                        inst,
+                        plan,
+                        stack,
+                        env,
+                        mode,
+                    };
+                }
+                self.run_thread(inst, plan, stack, env, ctx, effects)
+            }
+            Term::Then(first, rest) => {
+                let first = self.run(*first, ctx, effects);
+                if first == Term::Done {
+                    self.run(*rest, ctx, effects)
+                } else {
+                    Term::Then(Box::new(first), rest)
+                }
+            }
+            Term::Par(children) => {
+                let children: Vec<Term> = children
+                    .into_iter()
+                    .map(|c| self.run(c, ctx, effects))
+                    .collect();
+                if children.iter().all(|c| *c == Term::Done) {
+                    Term::Done
+                } else {
+                    Term::Par(children)
+                }
+            }
+            Term::Choice(alts) => {
+                // Alternatives never run effects before a step resolves the choice.
+                Term::Choice(alts.into_iter().map(|a| self.run(a, ctx, false)).collect())
+            }
+            Term::Interrupt(p, q) => {
+                let p = self.run(*p, ctx, effects);
+                if p == Term::Done {
+                    return Term::Done;
+                }
+                let q = self.run(*q, ctx, false);
+                Term::Interrupt(Box::new(p), Box::new(q))
+            }
+            Term::Suspended(_) => term,
+            Term::Label {
+                inst,
+                label,
+                body,
+                start,
+            } => {
+                let body = self.run(*body, ctx, effects);
+                if body == Term::Done {
+                    Term::Done
+                } else {
+                    Term::Label {
+                        inst,
+                        label,
+                        body: Box::new(body),
+                        start,
+                    }
+                }
+            }
+            Term::Inst {
+                inst,
+                mut plan,
+                mut params,
+                body,
+            } => {
+                let mut body = self.run(*body, ctx, effects);
+                // A tail call of a thread of this instance makes the instance the callee's.
+                while let Some(i) = ctx.tail_calls.iter().position(|(t, _, _)| *t == inst) {
+                    let (_, p, ps) = ctx.tail_calls.remove(i);
+                    plan = p;
+                    params = ps;
+                    body = self.run(body, ctx, effects);
+                }
+                if body == Term::Done {
+                    Term::Done
+                } else {
+                    Term::Inst {
+                        inst,
+                        plan,
+                        params,
+                        body: Box::new(body),
+                    }
+                }
+            }
+            Term::Handling { body, then } => {
+                let body = self.run(*body, ctx, effects);
+                if body != Term::Done {
+                    return Term::Handling {
+                        body: Box::new(body),
+                        then,
+                    };
+                }
+                match then {
+                    After::End => Term::Done,
+                    After::Suspend(saved) => Term::Suspended(saved),
+                    After::Continue(saved) => self.run(*saved, ctx, effects),
+                    After::Restart(start) => self.run(*start, ctx, effects),
+                }
+            }
+        }
+    }
+
+    fn run_thread(
+        &self,
+        inst: u32,
+        mut plan: PlanId,
+        mut stack: Vec<NodeId>,
+        mut env: Vec<Value>,
+        ctx: &mut Ctx,
+        effects: bool,
+    ) -> Term {
+        let ready = |plan: PlanId, stack: Vec<NodeId>, env: Vec<Value>| Term::Thread {
+            inst,
+            plan,
+            stack,
+            env,
+            mode: Mode::Ready,
+        };
+        loop {
+            let Some(&top) = stack.last() else {
+                return Term::Done;
+            };
+            if ctx.fuel == 0 {
+                return Term::Faulted(Fault::Diverged);
+            }
+            ctx.fuel -= 1;
+            let Some(node) = self.node(top) else {
+                return Term::Faulted(Fault::Malformed(top));
+            };
+            match node {
+                Node::Skip => {
+                    stack.pop();
+                }
+                Node::Stop | Node::Send { .. } | Node::Recv { .. } => {
+                    return ready(plan, stack, env);
+                }
+                Node::Believe(_) | Node::Forget(_) | Node::Tell { .. } | Node::Command { .. }
+                    if !effects =>
+                {
+                    return ready(plan, stack, env);
+                }
+                Node::Believe(atom) | Node::Forget(atom) => {
+                    let Some(args) = eval_args(&atom.args, &env) else {
+                        return self.fault_at(top, &atom.args, &env, ctx);
+                    };
+                    let a = Atom {
+                        told: None,
+                        belief: atom.belief,
+                        args,
+                    };
+                    if matches!(node, Node::Believe(_)) {
+                        if ctx.beliefs.insert(a.clone()) {
+                            ctx.effects.added.push(a);
+                        }
+                    } else if ctx.beliefs.remove(&a) {
+                        ctx.effects.removed.push(a);
+                    }
+                    stack.pop();
+                }
+                Node::Tell {
+                    agent,
+                    atom,
+                    own,
+                    index,
+                } => {
+                    let Some(args) = eval_args(&atom.args, &env) else {
+                        return self.fault_at(top, &atom.args, &env, ctx);
+                    };
+                    let told = Atom {
+                        told: Some(*agent),
+                        belief: atom.belief,
+                        args: args.clone(),
+                    };
+                    let believes = own.is_some_and(|b| {
+                        ctx.beliefs.contains(&Atom {
+                            told: None,
+                            belief: b,
+                            args: args.clone(),
+                        })
+                    });
+                    let feasible = believes && !ctx.beliefs.contains(&told);
+                    ctx.effects.tells.push((plan, *index, feasible));
+                    if ctx.beliefs.insert(told.clone()) {
+                        ctx.effects.added.push(told);
+                    }
+                    stack.pop();
+                }
+                Node::Command { command, target } => {
+                    ctx.commands.push((inst, *command, *target));
+                    stack.pop();
+                }
+                Node::Seq(a, b) => {
+                    stack.pop();
+                    stack.push(*b);
+                    stack.push(*a);
+                }
+                Node::Match {
+                    scrutinee,
+                    arms,
+                    other,
+                } => {
+                    let value = match eval(scrutinee, &env) {
+                        Ok(v) => v,
+                        Err(e) => return self.fault(top, e, ctx),
+                    };
+                    let arm = arms
+                        .iter()
+                        .find(|(lit, _)| Value::of(lit) == value)
+                        .map(|(_, n)| *n)
+                        .or(*other);
+                    let Some(arm) = arm else {
+                        return Term::Faulted(Fault::NoArm(top));
+                    };
+                    stack.pop();
+                    stack.push(arm);
+                }
+                Node::Call {
+                    plan: callee,
+                    args,
+                    tail,
+                } => {
+                    let mut params = Vec::with_capacity(args.len());
+                    for a in args {
+                        let v = match a {
+                            Arg::Value(e) => match eval(e, &env) {
+                                Ok(v) => v,
+                                Err(err) => return self.fault(top, err, ctx),
+                            },
+                            Arg::Chan(slot) => match env.get(slot.0 as usize) {
+                                Some(v) => v.clone(),
+                                None => return Term::Faulted(Fault::Malformed(top)),
+                            },
+                        };
+                        params.push(v);
+                    }
+                    stack.pop();
+                    if *tail {
+                        if !effects {
+                            // Committing to a tail call is the alternative's first step.
+                            stack.push(top);
+                            return ready(plan, stack, env);
+                        }
+                        let Some(new_env) = self.fresh_env(inst, *callee, params) else {
+                            return Term::Faulted(Fault::Malformed(top));
+                        };
+                        let hp = self.handler_params(*callee, &new_env);
+                        ctx.tail_calls.push((inst, *callee, hp));
+                        let Some(code) = self.plan(*callee) else {
+                            return Term::Faulted(Fault::Malformed(top));
+                        };
+                        plan = *callee;
+                        stack = vec![code.body];
+                        env = new_env;
+                        continue;
+                    }
+                    let Some(child) = self.net.child(inst, top) else {
+                        return Term::Faulted(Fault::Malformed(top));
+                    };
+                    let Some(child_env) = self.fresh_env(child, *callee, params) else {
+                        return Term::Faulted(Fault::Malformed(top));
+                    };
+                    let Some(code) = self.plan(*callee) else {
+                        return Term::Faulted(Fault::Malformed(top));
+                    };
+                    let hp = self.handler_params(*callee, &child_env);
+                    let inner = Term::Thread {
+                        inst: child,
+                        plan: *callee,
+                        stack: vec![code.body],
+                        env: child_env,
+                        mode: Mode::Running,
+                    };
+                    let instance = Term::Inst {
+                        inst: child,
+                        plan: *callee,
+                        params: hp,
+                        body: Box::new(inner),
+                    };
+                    return self.compound(instance, inst, plan, stack, env, ctx, effects);
+                }
+                Node::Par(children) => {
+                    let children = children
+                        .iter()
+                        .map(|c| self.new_thread(inst, plan, *c, &env))
+                        .collect();
+                    stack.pop();
+                    return self.compound(
+                        Term::Par(children),
+                        inst,
+                        plan,
+                        stack,
+                        env,
+                        ctx,
+                        effects,
+                    );
+                }
+                Node::Choice(alts) => {
+                    let alts = alts
+                        .iter()
+                        .map(|c| self.new_thread(inst, plan, *c, &env))
+                        .collect();
+                    stack.pop();
+                    return self.compound(Term::Choice(alts), inst, plan, stack, env, ctx, effects);
+                }
+                Node::Interrupt(p, q) => {
+                    let t = Term::Interrupt(
+                        Box::new(self.new_thread(inst, plan, *p, &env)),
+                        Box::new(self.new_thread(inst, plan, *q, &env)),
+                    );
+                    stack.pop();
+                    return self.compound(t, inst, plan, stack, env, ctx, effects);
+                }
+                Node::Label(label, body) => {
+                    let start = self.new_thread(inst, plan, *body, &env);
+                    let t = Term::Label {
+                        inst,
+                        label: *label,
+                        body: Box::new(start.clone()),
+                        start: Box::new(start),
+                    };
+                    stack.pop();
+                    return self.compound(t, inst, plan, stack, env, ctx, effects);
+                }
+            }
+        }
+    }
+
+    /// A new running thread at `node` with a copy of `env`.
+    fn new_thread(&self, inst: u32, plan: PlanId, node: NodeId, env: &[Value]) -> Term {
+        Term::Thread {
+            inst,
+            plan,
+            stack: vec![node],
+            env: env.to_vec(),
+            mode: Mode::Running,
+        }
+    }
+
+    /// Runs a compound term, then (if anything is left of the thread) the rest of the thread.
+    #[allow(clippy::too_many_arguments)]
+    fn compound(
+        &self,
+        term: Term,
+        inst: u32,
+        plan: PlanId,
+        stack: Vec<NodeId>,
+        env: Vec<Value>,
+        ctx: &mut Ctx,
+        effects: bool,
+    ) -> Term {
+        let term = if stack.is_empty() {
+            term
+        } else {
+            let rest = Term::Thread {
+                inst,
+                plan,
+                stack,
+                env,
+                mode: Mode::Running,
+            };
+            Term::Then(Box::new(term), Box::new(rest))
+        };
+        self.run(term, ctx, effects)
+    }
+
+    fn fault(&self, node: NodeId, e: EvalError, ctx: &mut Ctx) -> Term {
+        match e {
+            EvalError::Overflow => {
+                ctx.effects.overflow = true;
+                Term::Faulted(Fault::Overflow(node))
+            }
+            EvalError::DivisionByZero => Term::Faulted(Fault::DivisionByZero(node)),
+            EvalError::Malformed => Term::Faulted(Fault::Malformed(node)),
+        }
+    }
+
+    fn fault_at(&self, node: NodeId, args: &[Expr], env: &[Value], ctx: &mut Ctx) -> Term {
+        for a in args {
+            if let Err(e) = eval(a, env) {
+                return self.fault(node, e, ctx);
+            }
+        }
+        Term::Faulted(Fault::Malformed(node))
+    }
+
+    /// The agent of this network.
+    pub fn agent(&self) -> &Agent {
+        self.agent
+    }
+}
+
+/// Applies `f` to each direct child of `term`.
+fn map_children(term: Term, f: &mut dyn FnMut(Term) -> Term) -> Term {
+    match term {
+        Term::Then(a, b) => Term::Then(Box::new(f(*a)), b),
+        Term::Par(cs) => Term::Par(cs.into_iter().map(&mut *f).collect()),
+        Term::Choice(cs) => Term::Choice(cs.into_iter().map(&mut *f).collect()),
+        Term::Interrupt(p, q) => {
+            let p = f(*p);
+            let q = f(*q);
+            Term::Interrupt(Box::new(p), Box::new(q))
+        }
+        Term::Suspended(t) => Term::Suspended(Box::new(f(*t))),
+        Term::Label {
+            inst,
+            label,
+            body,
+            start,
+        } => Term::Label {
+            inst,
+            label,
+            body: Box::new(f(*body)),
+            start,
+        },
+        Term::Inst {
+            inst,
+            plan,
+            params,
+            body,
+        } => Term::Inst {
+            inst,
+            plan,
+            params,
+            body: Box::new(f(*body)),
+        },
+        Term::Handling { body, then } => {
+            // The saved process of a stop is part of the label: commands reach it there.
+            let then = match then {
+                After::Suspend(s) => After::Suspend(Box::new(f(*s))),
+                After::Continue(s) => After::Continue(Box::new(f(*s))),
+                other => other,
+            };
+            Term::Handling {
+                body: Box::new(f(*body)),
+                then,
+            }
+        }
+        other => other,
+    }
+}
+
+/// The direct children of a term, in order (the same order `map_children` visits).
+fn children(term: &Term) -> Vec<&Term> {
+    match term {
+        Term::Then(a, _) => vec![a],
+        Term::Par(cs) | Term::Choice(cs) => cs.iter().collect(),
+        Term::Interrupt(p, q) => vec![p, q],
+        Term::Suspended(t) => vec![t],
+        Term::Label { body, .. } | Term::Inst { body, .. } => vec![body],
+        Term::Handling { body, then } => match then {
+            After::Suspend(s) | After::Continue(s) => vec![body, s],
+            _ => vec![body],
+        },
+        _ => vec![],
+    }
+}
+
+fn contains(term: &Term, pred: &dyn Fn(&Term) -> bool) -> bool {
+    pred(term) || children(term).into_iter().any(|c| contains(c, pred))
+}
+
+/// The instances in a term, outer before inner (pre-order), with their plan and parameters.
+fn collect_instances(term: &Term, out: &mut Vec<(u32, PlanId, Vec<Value>)>) {
+    if let Term::Inst {
+        inst, plan, params, ..
+    } = term
+    {
+        out.push((*inst, *plan, params.clone()));
+    }
+    if let Term::Handling { then, .. } = term {
+        // Handlers already running are not run again; a process they keep is still inside.
+        if let After::Suspend(s) | After::Continue(s) = then {
+            collect_instances(s, out);
+        }
+        return;
+    }
+    for c in children(term) {
+        collect_instances(c, out);
+    }
+}
+
+impl Semantics<'_> {
+    /// The offers of the ready threads a step can take. A suspended process offers nothing; a
+    /// finished alternative of a choice (or right side of an interrupt) offers a τ.
+    fn collect_offers(&self, term: &Term, path: &mut Vec<usize>, out: &mut Vec<Offer>) {
+        let mut child = |i: usize, t: &Term, out: &mut Vec<Offer>, finished_is_tau: bool| {
+            path.push(i);
+            if finished_is_tau && *t == Term::Done {
+                out.push(Offer {
+                    path: path.clone(),
+                    inst: u32::MAX,
+                    kind: OfferKind::Tau,
+                });
+            } else {
+                self.collect_offers(t, path, out);
+            }
+            path.pop();
+        };
+        match term {
+            Term::Done | Term::Faulted(_) | Term::Suspended(_) => {}
+            Term::Thread {
+                inst,
+                stack,
+                env,
+                mode,
+                ..
+            } => {
+                if *mode != Mode::Ready {
+                    return;
+                }
+                let Some(node) = stack.last().and_then(|&n| self.node(n)) else {
+                    return;
+                };
+                let kind = match node {
+                    Node::Stop => return,
+                    Node::Send { chan, value } => {
+                        let (Some(c), Ok(v)) = (env.get(chan.0 as usize), eval(value, env)) else {
+                            return;
+                        };
+                        OfferKind::Send(c.clone(), v)
+                    }
+                    Node::Recv { chan, .. } => {
+                        let Some(c) = env.get(chan.0 as usize) else {
+                            return;
+                        };
+                        OfferKind::Recv(c.clone())
+                    }
+                    _ => OfferKind::Tau,
+                };
+                out.push(Offer {
+                    path: path.clone(),
+                    inst: *inst,
+                    kind,
+                });
+            }
+            Term::Then(a, _) => child(0, a, out, false),
+            Term::Par(cs) => {
+                for (i, c) in cs.iter().enumerate() {
+                    child(i, c, out, false);
+                }
+            }
+            Term::Choice(cs) => {
+                for (i, c) in cs.iter().enumerate() {
+                    child(i, c, out, true);
+                }
+            }
+            Term::Interrupt(p, q) => {
+                child(0, p, out, false);
+                child(1, q, out, true);
+            }
+            Term::Label { body, .. } | Term::Inst { body, .. } | Term::Handling { body, .. } => {
+                child(0, body, out, false)
+            }
+        }
+    }
+}
+
+/// Whether two offer paths meet at a `‖` (and so may synchronise).
+fn diverge_at_par(term: &Term, a: &[usize], b: &[usize]) -> bool {
+    let common = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    if common == a.len() || common == b.len() {
+        return false;
+    }
+    let mut t = term;
+    for &i in &a[..common] {
+        match children(t).get(i) {
+            Some(c) => t = c,
+            None => return false,
+        }
+    }
+    matches!(t, Term::Par(_))
+}
+
+impl Semantics<'_> {
+    /// Fires the actions at their paths: choices on the way resolve to the branch taken, an
+    /// interrupt's right side taking a step discards the left, and each thread reached becomes
+    /// running after its action.
+    fn fire_at(&self, term: Term, actions: &[(Vec<usize>, Action)], depth: usize) -> Term {
+        if let Some((_, action)) = actions.iter().find(|(p, _)| p.len() == depth) {
+            return match term {
+                Term::Thread {
+                    inst,
+                    plan,
+                    mut stack,
+                    mut env,
+                    ..
+                } => {
+                    match action {
+                        Action::Tau => {}
+                        Action::Pop | Action::Receive(_) => {
+                            let top = stack.pop();
+                            if let (Action::Receive(v), Some(Node::Recv { var, .. })) =
+                                (action, top.and_then(|n| self.node(n)))
+                                && let Some(slot) = env.get_mut(var.0 as usize)
+                            {
+                                *slot = v.clone();
+                            }
+                        }
+                    }
+                    Term::Thread {
+                        inst,
+                        plan,
+                        stack,
+                        env,
+                        mode: Mode::Running,
+                    }
+                }
+                // A finished alternative (or interrupting side) taking its τ: it is simply done.
+                other => other,
+            };
+        }
+        let index = |i: usize| -> Vec<(Vec<usize>, Action)> {
+            actions
+                .iter()
+                .filter(|(p, _)| p.get(depth) == Some(&i))
+                .cloned()
+                .collect()
+        };
+        match term {
+            Term::Choice(cs) => {
+                let i = actions[0].0[depth];
+                let chosen = cs.into_iter().nth(i).unwrap_or(Term::Done);
+                let sub: Vec<(Vec<usize>, Action)> = index(i)
+                    .into_iter()
+                    .map(|(mut p, a)| {
+                        p.remove(depth);
+                        (p, a)
+                    })
+                    .collect();
+                self.fire_at(chosen, &sub, depth)
+            }
+            Term::Interrupt(p, q) => {
+                if actions.iter().any(|(path, _)| path.get(depth) == Some(&1)) {
+                    let sub: Vec<(Vec<usize>, Action)> = index(1)
+                        .into_iter()
+                        .map(|(mut p, a)| {
+                            p.remove(depth);
+                            (p, a)
+                        })
+                        .collect();
+                    self.fire_at(*q, &sub, depth)
+                } else {
+                    Term::Interrupt(Box::new(self.fire_at(*p, &index(0), depth + 1)), q)
+                }
+            }
+            other => {
+                let mut i = 0;
+                map_children(other, &mut |c| {
+                    let sub = index(i);
+                    i += 1;
+                    if sub.is_empty() {
+                        c
+                    } else {
+                        self.fire_at(c, &sub, depth + 1)
+                    }
+                })
+            }
+        }
+    }
+}

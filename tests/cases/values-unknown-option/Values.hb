@@ -1,0 +1,5 @@
+values Operator {
+  option Work ≔ 1.0 - 0.1 * made.count
+  option Walk ≔ 10.0 + learned(Stop)
+  policy softmax(temperature = 0.5)
+}
