@@ -596,6 +596,13 @@ impl Checker<'_> {
                 unknown: codes::UNKNOWN_VALUE_NAME,
                 cycle: codes::VALUE_CYCLE,
                 not_numeric: codes::VALUE_NOT_NUMERIC,
+                known: names
+                    .iter()
+                    .chain(params.keys())
+                    .cloned()
+                    .collect::<std::collections::BTreeSet<_>>()
+                    .into_iter()
+                    .collect(),
             },
             &mut |_, _| None,
         );
@@ -801,7 +808,7 @@ impl Checker<'_> {
                         )
                         .with_label(format!("{t}"))
                         .with_secondary(param.span, format!("`{}: {}`", param.name, param.ty))
-                        .with_help(format!("pass a {} here", param.ty)),
+                        .with_help(format!("pass {} here", param.ty.with_article())),
                     ),
                     Err(span) => self.emit(
                         Diagnostic::error(
@@ -1180,7 +1187,10 @@ impl Checker<'_> {
                             )
                             .with_label(format!("{t}"))
                             .with_secondary(f.span, format!("`{}: {}`", f.name, f.ty))
-                            .with_help(format!("match it with a {} or a variable", f.ty)),
+                            .with_help(format!(
+                                "match it with {} or a variable",
+                                f.ty.with_article()
+                            )),
                         );
                     }
                 }
@@ -1232,9 +1242,29 @@ impl Checker<'_> {
         want: &Ty,
         why: &str,
     ) {
-        if got != want && *got != Ty::Error {
-            self.mismatch(code, e.span, got, &want.to_string(), why);
+        if got == want || *got == Ty::Error {
+            return;
         }
+        if code == codes::NOT_BOOLEAN {
+            self.emit(
+                Diagnostic::error(
+                    code,
+                    e.span,
+                    format!(
+                        "this part of a condition is {}, not true or false",
+                        got.with_article()
+                    ),
+                )
+                .with_label(format!("{got}"))
+                .with_note(why.to_string())
+                .with_help("compare it (`n + 1 > 2`) or test a belief (`B(self) f(n)`)")
+                .with_note(
+                    "This usually happens when a comparison lost its operator or right-hand side.",
+                ),
+            );
+            return;
+        }
+        self.mismatch(code, e.span, got, &want.to_string(), why);
     }
 
     pub(crate) fn mismatch(
@@ -1491,6 +1521,8 @@ pub(crate) struct NumericCodes {
     pub(crate) unknown: crate::diagnostic::Code,
     pub(crate) cycle: crate::diagnostic::Code,
     pub(crate) not_numeric: crate::diagnostic::Code,
+    /// The names offered when a name is unknown (values and parameters in scope).
+    pub(crate) known: Vec<String>,
 }
 
 /// Checks a set of numeric definitions `name ≔ expr` (the `.ha` values, or a `.hb` block's
@@ -1618,7 +1650,7 @@ pub(crate) fn numeric_defs(
                         c.emit(
                             Diagnostic::error(codes.unknown, v.span, format!("`{}` is not a value or parameter", v.name))
                                 .with_label("unknown name")
-                                .with_help(suggest(&v.name, "values", &index.keys().copied().collect::<Vec<_>>()))
+                                .with_help(suggest(&v.name, "values and parameters in scope", &codes.known))
                                 .with_note("This usually happens when a value is used before it is declared under another name, or a parameter is missing."),
                         );
                         Ty::Error

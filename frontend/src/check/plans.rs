@@ -329,7 +329,8 @@ impl Checker<'_> {
                         .with_label(format!("{t}"))
                         .with_secondary(chan.span, format!("chan {elem}"))
                         .with_help(format!(
-                            "send a {elem}, or declare the channel as `chan {t}`"
+                            "send {}, or declare the channel as `chan {t}`",
+                            elem.with_article()
                         )),
                     );
                 }
@@ -492,7 +493,7 @@ impl Checker<'_> {
                 if *t != Ty::Error {
                     self.emit(
                         Diagnostic::error(codes::NOT_A_CHANNEL, chan.span, format!("cannot {verb} `{}`: it is a value ({t}), not a channel", chan.name))
-                            .with_label(format!("a {t} value"))
+                            .with_label(format!("{} value", t.with_article()))
                             .with_note("channels and values are different things: a process communicates on channels and computes with values")
                             .with_help(format!("declare a channel (`c : chan {t}` inside the plan, or a `chan {t}` parameter) and use it here")),
                     );
@@ -624,7 +625,7 @@ impl Checker<'_> {
                     )
                     .with_label(format!("{t}"))
                     .with_secondary(f.span, format!("`{}: {}`", f.name, f.ty))
-                    .with_help(format!("give a {} here", f.ty)),
+                    .with_help(format!("give {} here", f.ty.with_article())),
                 );
             }
         }
@@ -760,7 +761,7 @@ impl Checker<'_> {
                     if t != Ty::Error {
                         self.emit(
                             Diagnostic::error(codes::CALL_CHANNEL_ARGUMENT, a.span, format!("the parameter `{}` is a channel (chan {want}), but this argument is a value", f.name))
-                                .with_label(format!("a {t} value"))
+                                .with_label(format!("{} value", t.with_article()))
                                 .with_secondary(f.span, "channel parameter")
                                 .with_help(format!("pass the name of a `chan {want}` channel: a parameter of this plan or one declared inside it")),
                         );
@@ -771,7 +772,7 @@ impl Checker<'_> {
                         Diagnostic::error(codes::CALL_CHANNEL_ARGUMENT, a.span, format!("the parameter `{}` is a value ({}), but this argument is a channel", f.name, f.ty))
                             .with_label("a channel")
                             .with_secondary(f.span, "value parameter")
-                            .with_help(format!("pass a {} value; to pass something received, receive it first (`x ← c ; {}(…, x)`)", f.ty, plan.name)),
+                            .with_help(format!("pass {} value; to pass something received, receive it first (`x ← c ; {}(…, x)`)", f.ty.with_article(), plan.name)),
                     );
                 }
                 (want, None) => {
@@ -785,7 +786,7 @@ impl Checker<'_> {
                             )
                             .with_label(format!("{t}"))
                             .with_secondary(f.span, format!("`{}: {want}`", f.name))
-                            .with_help(format!("pass a {want}")),
+                            .with_help(format!("pass {}", want.with_article())),
                         );
                     }
                 }

@@ -97,6 +97,13 @@ impl Checker<'_> {
                         unknown: codes::VALUES_UNKNOWN_NAME,
                         cycle: codes::VALUES_CYCLE,
                         not_numeric: codes::VALUES_NOT_NUMERIC,
+                        known: names
+                            .iter()
+                            .chain(outer_tys.keys())
+                            .cloned()
+                            .collect::<std::collections::BTreeSet<_>>()
+                            .into_iter()
+                            .collect(),
                     },
                     &mut other,
                 );
@@ -152,6 +159,13 @@ impl Checker<'_> {
                         unknown: codes::VALUES_UNKNOWN_NAME,
                         cycle: codes::VALUES_CYCLE,
                         not_numeric: codes::VALUES_NOT_NUMERIC,
+                        known: names
+                            .iter()
+                            .chain(outer_tys.keys())
+                            .cloned()
+                            .collect::<std::collections::BTreeSet<_>>()
+                            .into_iter()
+                            .collect(),
                     },
                     &mut other,
                 );
