@@ -767,6 +767,7 @@ impl Checker<'_> {
                         );
                     }
                 }
+                (Ty::Error, Some(_)) => {}
                 (_, Some(_)) => {
                     self.emit(
                         Diagnostic::error(codes::CALL_CHANNEL_ARGUMENT, a.span, format!("the parameter `{}` is a value ({}), but this argument is a channel", f.name, f.ty))

@@ -576,3 +576,80 @@ proptest::proptest! {
         let _ = diagnostics(&[("Operator.ha", ha), ("Line.hk", hk)]);
     }
 }
+
+/// The seed's trees with `Error` nodes put where the parser would put them after recovering: the
+/// checks accept every `Error` quietly (no follow-on diagnostics).
+#[test]
+fn error_nodes_are_checked_quietly() {
+    use crate::syntax::ast::*;
+    let mut loaded = Loaded::default();
+    add_bytes(&mut loaded, "Operator.ha".into(), SEED_HA.into());
+    add_bytes(&mut loaded, "Line.hk".into(), SEED_HK.into());
+    let mut parsed: Vec<crate::ParsedFile> = loaded
+        .sources
+        .files()
+        .iter()
+        .map(|f| crate::ParsedFile {
+            file: f.id,
+            module: crate::syntax::parse(f).0,
+        })
+        .collect();
+    let err_expr = |span| Expr {
+        kind: ExprKind::Error,
+        span,
+    };
+    for p in &mut parsed {
+        match &mut p.module {
+            Module::Agents(f) => {
+                for m in &mut f.agents[0].members {
+                    match &mut m.kind {
+                        MemberKind::Intend { cond, .. } | MemberKind::Reward { cond, .. } => {
+                            *cond = err_expr(cond.span)
+                        }
+                        MemberKind::Achieved { cond, .. } => {
+                            // an error inside a condition: `B(self) made(<error>)`
+                            if let ExprKind::Believes { atom, .. } = &mut cond.kind {
+                                atom.args[0] = err_expr(atom.args[0].span);
+                            }
+                        }
+                        MemberKind::Belief { params, .. } => {
+                            for q in params {
+                                q.ty.kind = TypeKind::Error;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                f.agents[0].params[0].ty.kind = TypeKind::Error;
+            }
+            Module::Plans(f) => {
+                // Build's body and Shutdown's body become errors; Produce's handler believes an error
+                f.plans[1].body = Some(Proc {
+                    kind: ProcKind::Error,
+                    span: f.plans[1].span,
+                });
+                f.plans[3].body = Some(Proc {
+                    kind: ProcKind::Error,
+                    span: f.plans[3].span,
+                });
+                if let ProcKind::Believe(atom) = &mut f.plans[2].handlers[0].body.kind {
+                    atom.args[0] = err_expr(atom.args[0].span);
+                }
+                f.plans[0].params[0].ty.kind = TypeKind::Error;
+            }
+            Module::Values(_) => {}
+        }
+    }
+    let (_, d) = super::resolve(&loaded.sources, &parsed);
+    let unexpected: Vec<String> = d
+        .iter()
+        .filter(|d| {
+            !matches!(
+                d.code,
+                super::codes::UNUSED_PARAM | super::codes::UNUSED_BELIEF
+            )
+        })
+        .map(|d| format!("{} {}", d.code, d.message))
+        .collect();
+    assert!(unexpected.is_empty(), "{unexpected:#?}");
+}
