@@ -50,6 +50,9 @@ fn typed_fields(
 ) -> Vec<Field> {
     let mut out: Vec<Field> = Vec::new();
     for p in params {
+        if p.name.name.is_empty() {
+            continue;
+        }
         let ty = match value_type(&p.ty, false) {
             Ok(t) => t,
             Err((msg, help)) => {
@@ -104,6 +107,9 @@ impl Checker<'_> {
                     MemberKind::Plan { name, .. } => ("plan binding", name),
                     _ => continue,
                 };
+                if name.name.is_empty() {
+                    continue;
+                }
                 if let Some(&first) = seen.get(&(kind, name.name.clone())) {
                     self.emit(dup(kind, name, first));
                     continue;
@@ -221,6 +227,9 @@ impl Checker<'_> {
                     .with_help("keep one `commit` line: an intention cannot be released by two different laws")
                     .with_note("This usually happens when a strategy was changed by adding a line instead of editing the old one."),
                 );
+                continue;
+            }
+            if s.name.is_empty() {
                 continue;
             }
             match CommitmentStrategy::ALL.iter().find(|(k, _)| *k == s.name) {
@@ -486,6 +495,9 @@ impl Checker<'_> {
     }
 
     fn desire_or_report(&mut self, ai: usize, d: &Ident, rule: &str) -> Option<usize> {
+        if d.name.is_empty() {
+            return None; // a placeholder after a syntax error
+        }
         if let Some(i) = self.program.agents[ai].desire(&d.name) {
             return Some(i);
         }
@@ -511,6 +523,9 @@ impl Checker<'_> {
     }
 
     fn binding_or_report(&mut self, ai: usize, p: &Ident, role: &str) -> Option<usize> {
+        if p.name.is_empty() {
+            return None;
+        }
         if let Some(i) = self.program.agents[ai].binding(&p.name) {
             return Some(i);
         }
@@ -547,6 +562,9 @@ impl Checker<'_> {
     }
 
     fn attention_or_report(&mut self, ai: usize, a: &Ident) -> Option<usize> {
+        if a.name.is_empty() {
+            return None;
+        }
         if let Some(i) = self.program.agents[ai].attention(&a.name) {
             return Some(i);
         }
@@ -655,6 +673,9 @@ impl Checker<'_> {
         plan: &Ident,
         args: &[Expr],
     ) -> BindingTarget {
+        if file.name.is_empty() || plan.name.is_empty() {
+            return BindingTarget::Unresolved;
+        }
         let Some(fi) = self
             .program
             .plan_files
@@ -896,6 +917,9 @@ impl Checker<'_> {
     /// The agent `B(j)` names: `Some(Some(index))`, `Some(None)` if it could not resolve (already
     /// reported or silent), or the agent itself for `self`.
     fn believer(&mut self, ai: usize, j: &Ident, report: bool) -> Option<usize> {
+        if j.name.is_empty() {
+            return None;
+        }
         if j.name == "self" {
             return Some(ai);
         }
@@ -921,6 +945,9 @@ impl Checker<'_> {
         atom: &crate::syntax::ast::Atom,
         report: bool,
     ) -> Option<Vec<Field>> {
+        if atom.pred.name.is_empty() {
+            return None;
+        }
         let agent = &self.program.agents[bj];
         let Some(bi) = agent.belief(&atom.pred.name) else {
             self.mark_near_belief(bj, &atom.pred.name);

@@ -44,7 +44,9 @@ impl Checker<'_> {
             let mut seen: HashMap<String, Span> = HashMap::new();
             let mut plans = Vec::new();
             for p in &file.plans {
-                let duplicate = if let Some(&first) = seen.get(&p.name.name) {
+                let duplicate = if p.name.name.is_empty() {
+                    false
+                } else if let Some(&first) = seen.get(&p.name.name) {
                     self.emit(
                         Diagnostic::error(codes::DUPLICATE_PLAN, p.name.span, format!("the plan `{}` is declared twice in this file", p.name.name))
                             .with_label("second declaration")
@@ -70,7 +72,9 @@ impl Checker<'_> {
                         what: &str,
                         chan_only: bool|
          -> Field {
-            if let Some(&first) = names.get(&q.name.name) {
+            if q.name.name.is_empty() {
+                // a placeholder after a syntax error
+            } else if let Some(&first) = names.get(&q.name.name) {
                 c.emit(
                     Diagnostic::error(
                         codes::DUPLICATE_PARAM,
@@ -140,6 +144,7 @@ impl Checker<'_> {
             .map(|q| slot(self, q, "channel", true))
             .collect();
         let agent = match &p.agent {
+            Some(a) if a.name.is_empty() => None,
             Some(a) => match self.program.agent(&a.name) {
                 Some((id, _)) => Some(id),
                 None => {
@@ -177,6 +182,9 @@ impl Checker<'_> {
         let mut unique: Vec<String> = Vec::new();
         let mut first: HashMap<String, Span> = HashMap::new();
         for (l, span) in &labels {
+            if l.is_empty() {
+                continue;
+            }
             if let Some(&f) = first.get(l) {
                 self.emit(
                     Diagnostic::error(codes::DUPLICATE_LABEL, *span, format!("the label `{l}` is used twice in the plan `{}`", p.name.name))
@@ -352,6 +360,11 @@ impl Checker<'_> {
                     });
                 }
             }
+            ProcKind::Tell { agent, atom } if agent.name.is_empty() => {
+                atom.args.iter().for_each(|a| {
+                    self.hexpr(a, env, cx);
+                });
+            }
             ProcKind::Tell { agent, atom } => {
                 let target = self.program.agent(&agent.name).map(|(id, _)| id.0);
                 match target {
@@ -393,7 +406,11 @@ impl Checker<'_> {
                 }
             }
             ProcKind::Command { command, target } => {
-                if target.name != "self" && !cx.labels.contains(&target.name) && !cx.tainted {
+                if !target.name.is_empty()
+                    && target.name != "self"
+                    && !cx.labels.contains(&target.name)
+                    && !cx.tainted
+                {
                     let plan = self.program.plan_files[cx.fi].plans[cx.pi].name.clone();
                     let help = if cx.labels.is_empty() {
                         format!(
@@ -483,6 +500,9 @@ impl Checker<'_> {
 
     /// Resolves a channel name: its element type, or `None` after an error.
     fn channel(&mut self, chan: &Ident, env: &Env, cx: &mut PlanCx, verb: &str) -> Option<Ty> {
+        if chan.name.is_empty() {
+            return None;
+        }
         match env.get(&chan.name) {
             Some(Local::Chan(t, slot)) => {
                 cx.used.insert(*slot);
@@ -508,6 +528,9 @@ impl Checker<'_> {
     }
 
     fn not_in_scope(&mut self, v: &Ident, cx: &PlanCx) {
+        if v.name.is_empty() {
+            return;
+        }
         if cx.tainted {
             return;
         }
@@ -539,6 +562,12 @@ impl Checker<'_> {
         verb: &str,
         own: bool,
     ) {
+        if atom.pred.name.is_empty() {
+            atom.args.iter().for_each(|a| {
+                self.hexpr(a, env, cx);
+            });
+            return;
+        }
         let Some(bi) = self.program.agents[ai].belief(&atom.pred.name) else {
             self.mark_near_belief(ai, &atom.pred.name);
             let agent = &self.program.agents[ai];
@@ -632,6 +661,10 @@ impl Checker<'_> {
     }
 
     fn call(&mut self, span: Span, plan: &Ident, args: &[Expr], env: &Env, cx: &mut PlanCx) {
+        if plan.name.is_empty() {
+            args.iter().for_each(|a| self.loose_arg(a, env, cx));
+            return;
+        }
         let pf = &self.program.plan_files[cx.fi];
         let Some(ci) = pf
             .plans

@@ -653,3 +653,56 @@ fn error_nodes_are_checked_quietly() {
         .collect();
     assert!(unexpected.is_empty(), "{unexpected:#?}");
 }
+
+/// Names the parser could not read become placeholders (empty names); the checks say nothing
+/// about them.
+#[test]
+fn placeholders_after_syntax_errors_are_not_reported() {
+    for body in [
+        "believe ; SKIP",
+        "forget done(1) ; tell ; SKIP",
+        "abort ; believe done(1)",
+        "x ← ; believe done(1)",
+        "1 → ; believe done(1)",
+        "( : believe done(1) ‖ SKIP)",
+        "believe done(1) ; (1)",
+    ] {
+        let hk = format!("plan Finish() : Operator ≔ {body}\n");
+        let ha = "agent Operator() : Agency\n{\n  belief done(n: Int)\n  desire Finished reachable by [Work]\n  commit single_minded\n  intend Work for Finished when ¬B(self) done(1)\n  achieved Finished when B(self) done(1)\n  plan Work ↦ Line.Finish\n}\n";
+        let got = only_codes(codes(&[("Operator.ha", ha), ("Line.hk", &hk)]));
+        assert!(!got.is_empty(), "{body}: a syntax error is expected");
+        assert!(got.iter().all(|c| &c[2..] < "0020"), "{body}: {got:?}");
+    }
+    for line in [
+        "  intend for Finished when ¬B(self) done(1)",
+        "  when B(self) done(1) attend",
+        "  achieved Finished when B() done(1)",
+        "  belief (n: Int)",
+        "  commit",
+        "  plan  ↦ Line.Finish",
+    ] {
+        let ha = format!(
+            "agent Operator() : Agency\n{{\n  belief done(n: Int)\n  desire Finished reachable by [Work]\n  commit single_minded\n  intend Work for Finished when ¬B(self) done(1)\n  achieved Finished when B(self) done(1)\n  plan Work ↦ Line.Finish\n{line}\n}}\n"
+        );
+        let got = only_codes(codes(&[
+            ("Operator.ha", &ha),
+            ("Line.hk", "plan Finish() : Operator ≔ believe done(1)\n"),
+        ]));
+        assert!(!got.is_empty(), "{line}: a syntax error is expected");
+        assert!(got.iter().all(|c| &c[2..] < "0020"), "{line}: {got:?}");
+    }
+    for line in [
+        "  option  ≔ 1.0",
+        "  policy softmax( = 0.5)",
+        "  option Work ≔ .n",
+    ] {
+        let hb = format!("values Operator {{\n{line}\n}}\n");
+        let got = only_codes(codes(&[
+            ("Operator.ha", SEED_HA),
+            ("Line.hk", SEED_HK),
+            ("Values.hb", &hb),
+        ]));
+        assert!(!got.is_empty(), "{line}: a syntax error is expected");
+        assert!(got.iter().all(|c| &c[2..] < "0020"), "{line}: {got:?}");
+    }
+}
