@@ -1105,6 +1105,10 @@ impl Checker<'_> {
                 )
                 .with_label("unbound");
                 d = match cx.vars.get(&v.name) {
+                    Some((_, at)) if at.start > v.span.start => d
+                        .with_secondary(*at, "bound only here, after its use")
+                        .with_note("conditions are read from left to right: a pattern binds its variables for what follows it in the conjunction")
+                        .with_help(format!("move the pattern that binds `{}` before this use", v.name)),
                     Some((_, at)) => d
                         .with_secondary(*at, "this pattern does not bind it where it is used")
                         .with_note("a pattern under `¬` binds nothing, and a pattern in one side of `∨` binds nothing in the other")
@@ -1146,14 +1150,18 @@ impl Checker<'_> {
             ExprKind::Binary(BinOp::And, _, _) => {
                 let mut conj = Vec::new();
                 flatten_and(e, &mut conj);
+                // Conjunctions are read from left to right: a pattern binds its variables for
+                // the conjuncts after it (as the kernel evaluates them).
+                // Inside a conjunction a pattern binds (existentially, even under an outer `¬`:
+                // `¬(B(self) f(n) ∧ n < 3)`), so the first-seen-under-`¬` rule pauses here.
                 let mut env2 = env.clone();
-                for c in &conj {
-                    bound_by(c, &|n| self.is_constant(ai, n).is_some(), &mut env2);
-                }
+                let negated = std::mem::replace(&mut cx.negated, 0);
                 for c in conj {
                     let t = self.cexpr(ai, c, &env2, cx);
                     self.expect(codes::NOT_BOOLEAN, c, &t, &Ty::Bool, "`∧` joins conditions");
+                    bound_by(c, &|n| self.is_constant(ai, n).is_some(), &mut env2);
                 }
+                cx.negated = negated;
                 Ty::Bool
             }
             ExprKind::Binary(BinOp::Or, l, r) => {

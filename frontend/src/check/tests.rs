@@ -368,8 +368,10 @@ fn a_pattern_under_not_binds_nothing() {
     assert!(cond("¬B(self) done(_)").is_empty());
     // a conjunction under ¬ binds inside it
     assert!(cond("¬(B(self) done(n) ∧ n < 3)").is_empty());
-    // a positive pattern binds for the negated one
+    // a positive pattern binds for the negated one after it
     assert!(cond("B(self) other(n) ∧ ¬B(self) done(n)").is_empty());
+    // but not before it: conditions are read from left to right
+    assert_eq!(cond("¬B(self) done(n) ∧ B(self) other(n)"), ["HA0038"]);
 }
 
 #[test]
@@ -380,6 +382,30 @@ fn both_sides_of_or_must_bind() {
         ["HA0038"]
     );
     assert_eq!(cond("B(self) done(n) ∨ n < 3"), ["HA0038"]);
+}
+
+#[test]
+fn patterns_bind_from_left_to_right() {
+    assert!(cond("B(self) done(n) ∧ n < 3").is_empty());
+    assert_eq!(cond("n < 3 ∧ B(self) done(n)"), ["HA0038"]);
+    assert!(cond("B(self) done(n) ∧ B(self) other(m) ∧ n < m").is_empty());
+    assert!(cond("(B(self) done(n) ∧ n < 3) ∧ n > 0").is_empty());
+    let (_, d) = diagnostics(&[
+        (
+            "Operator.ha",
+            &SEED_HA.replace("B(self) made(n) ∧ n < 3", "n < 3 ∧ B(self) made(n)"),
+        ),
+        ("Line.hk", SEED_HK),
+    ]);
+    assert_eq!(d.len(), 1);
+    assert!(
+        d[0].help
+            .as_deref()
+            .unwrap_or("")
+            .contains("move the pattern"),
+        "{:?}",
+        d[0]
+    );
 }
 
 #[test]
