@@ -732,3 +732,72 @@ fn placeholders_after_syntax_errors_are_not_reported() {
         assert!(got.iter().all(|c| &c[2..] < "0020"), "{line}: {got:?}");
     }
 }
+
+#[test]
+fn the_design_notes_values_block_checks_clean_and_resolves() {
+    let hb = "values Operator {\n  option Work ≔ 1.0 - 0.1 * made.count      -- numeric features read from beliefs\n  option Stop ≔ 10.0 + learned(Stop)          -- learned(P): value learned from P's rewards\n  policy softmax(temperature = 0.5)\n}\n";
+    let (_, d) = diagnostics(&[
+        ("Operator.ha", SEED_HA),
+        ("Line.hk", SEED_HK),
+        ("Values.hb", hb),
+    ]);
+    assert!(d.is_empty(), "{d:#?}");
+    let mut loaded = Loaded::default();
+    for (p, t) in [
+        ("Operator.ha", SEED_HA),
+        ("Line.hk", SEED_HK),
+        ("Values.hb", hb),
+    ] {
+        add_bytes(&mut loaded, p.into(), t.into());
+    }
+    let parsed: Vec<crate::ParsedFile> = loaded
+        .sources
+        .files()
+        .iter()
+        .map(|f| crate::ParsedFile {
+            file: f.id,
+            module: crate::syntax::parse(f).0,
+        })
+        .collect();
+    let (p, _) = super::resolve(&loaded.sources, &parsed);
+    assert_eq!(p.values.len(), 1);
+    assert_eq!(
+        p.values[0].policy,
+        super::Policy::Softmax { temperature: 0.5 }
+    );
+    assert_eq!(
+        p.values[0]
+            .options
+            .iter()
+            .map(|(b, _)| *b)
+            .collect::<Vec<_>>(),
+        [0, 1]
+    );
+}
+
+#[test]
+fn policies_and_their_arguments() {
+    let run = |policy: &str| {
+        let hb = format!("values Operator {{\n  option Work ≔ 1.0\n  policy {policy}\n}}\n");
+        only_codes(codes(&[
+            ("Operator.ha", SEED_HA),
+            ("Line.hk", SEED_HK),
+            ("Values.hb", &hb),
+        ]))
+    };
+    assert!(run("greedy").is_empty());
+    assert!(run("epsilon_greedy(epsilon = 0)").is_empty());
+    assert!(run("epsilon_greedy(epsilon = 1)").is_empty());
+    assert!(run("ucb(c = 0)").is_empty());
+    assert_eq!(run("greedy(epsilon = 0.1)"), ["HB0028"]);
+    assert_eq!(run("softmax"), ["HB0028"]);
+    assert_eq!(
+        run("softmax(temperature = 0.5, temperature = 1.0)"),
+        ["HB0028"]
+    );
+    assert_eq!(run("softmax(temperature = 0)"), ["HB0029"]);
+    assert_eq!(run("ucb(c = -1)"), ["HB0029"]);
+    assert_eq!(run("epsilon_greedy(epsilon = -0.1)"), ["HB0029"]);
+    assert_eq!(run("softmax(temperature = made)"), ["HB0029"]);
+    assert_eq!(run("boltzmann(temperature = 1.0)"), ["HB0027"]);
+}
