@@ -5,7 +5,7 @@
 //! The work is done in passes over the whole project so that every file sees every other:
 //!
 //! 1. index the agents and the `.hk` files by name (duplicates are reported, the first wins);
-//! 2. declare each agent's members and each plan's signature ([`agent`], [`plans`]);
+//! 2. declare each agent's members and each plan's signature (modules `agent`, `plans`);
 //! 3. check the agents' rules and bindings, the plan bodies and the values blocks;
 //! 4. report what was never used, from the mentions the checks recorded.
 //!
