@@ -84,6 +84,8 @@ pub enum CommitmentStrategy {
 pub struct Agent {
     /// Its name.
     pub name: String,
+    /// Its parameters (their values are given when the agent runs, not at build time).
+    pub params: Vec<(String, Type)>,
     /// Its beliefs (predicates) with their field types.
     pub beliefs: Vec<Belief>,
     /// Its desires.
@@ -94,6 +96,34 @@ pub struct Agent {
     pub attentions: Vec<String>,
     /// Its plan bindings: the names its rules use, and what each runs.
     pub plans: Vec<Binding>,
+    /// `intend P for D when φ`.
+    pub intends: Vec<Intend>,
+    /// `when φ attend A`: the condition and the attention (index into `attentions`).
+    pub attends: Vec<(Cond, u32)>,
+    /// `reward P positive|negative when φ`.
+    pub rewards: Vec<Reward>,
+}
+
+/// `intend P for D when φ`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Intend {
+    /// The plan (index into [`Agent::plans`]).
+    pub plan: u32,
+    /// The desire (index into [`Agent::desires`]).
+    pub desire: u32,
+    /// The condition.
+    pub cond: Cond,
+}
+
+/// `reward P positive|negative when φ`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reward {
+    /// The plan credited (index into [`Agent::plans`]).
+    pub plan: u32,
+    /// Positive or negative.
+    pub positive: bool,
+    /// The condition.
+    pub cond: Cond,
 }
 
 /// A belief predicate.
@@ -118,6 +148,9 @@ pub struct Desire {
     pub achieved: Vec<Cond>,
     /// `impossible D when φ because …`.
     pub impossible: Vec<(Cond, String)>,
+    /// Agent parameters its conditions mention: their values are not known at build time, so
+    /// obligations about this desire cannot be decided by exploring a scene.
+    pub params_used: Vec<String>,
 }
 
 /// A plan binding `plan P ↦ …`.

@@ -11,6 +11,7 @@
 pub mod check;
 pub mod diagnostic;
 pub mod explain;
+pub mod lower;
 pub mod project;
 pub mod render;
 pub mod source;
@@ -30,12 +31,16 @@ pub struct ParsedFile {
     pub module: Module,
 }
 
-/// The result of checking a project: the parsed files and every diagnostic, sorted by file and
-/// position.
+/// The result of checking a project: the parsed files, the resolved program, its IR (when the
+/// checks found no error) and every diagnostic, sorted by file and position.
 #[derive(Debug)]
 pub struct Checked {
     /// Every file that was parsed (undecodable files are absent).
     pub parsed: Vec<ParsedFile>,
+    /// The resolved program (complete only when there is no error).
+    pub program: check::Program,
+    /// The core IR, lowered when the checks reported no error.
+    pub ir: Option<hilbert_certificates::ir::Ir>,
     /// Every diagnostic.
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -62,11 +67,24 @@ pub fn check_project(loaded: &project::Loaded) -> Checked {
             module,
         });
     }
-    diagnostics.extend(check::check(&loaded.sources, &parsed));
+    let (program, found) = check::resolve(&loaded.sources, &parsed);
+    diagnostics.extend(found);
+    // Lowering is a static check too (it refuses unbounded networks), but only a program
+    // without errors can be lowered.
+    let ir = if diagnostics.iter().any(Diagnostic::is_error) {
+        None
+    } else {
+        let (ir, found) = lower::lower(&program, &parsed);
+        let ok = found.is_empty();
+        diagnostics.extend(found);
+        ok.then_some(ir)
+    };
     diagnostics.sort_by_key(|d| (d.span.file, d.span.start, d.code));
     diagnostics.dedup();
     Checked {
         parsed,
+        program,
+        ir,
         diagnostics,
     }
 }

@@ -1,0 +1,884 @@
+//! Lowering: a checked program to the core IR ([`hilbert_certificates::ir`]).
+//!
+//! Each plan binding that names a `.hk` plan becomes a [`Network`]: the plans reachable from it
+//! by calls, their bodies as node trees, and the static instance tree (every non-tail call inside
+//! every instance). Lowering refuses what would make a network's state space unbounded:
+//! recursion through a `‖` (HK0050) and recursion that is not a tail call (HK0051), which would
+//! grow a stack; and it bounds the number of static instances (HK0052).
+//!
+//! **Invariant:** lowering runs only on a program the checks reported no error for; it then
+//! never fails on a name, and every IR index it writes is in range.
+
+use crate::ParsedFile;
+use crate::check::{self, BindingTarget, Program, Ty};
+use crate::diagnostic::{Code, Diagnostic};
+use crate::source::{Dialect, FileId, Span};
+use crate::syntax::ast::{self, BinOp, ExprKind, HandlerKind, Module, ProcKind, UnOp};
+use hilbert_certificates::ir::{self, *};
+use petgraph::graph::DiGraph;
+use std::collections::HashMap;
+
+/// Recursion through a parallel composition.
+pub const RECURSION_UNDER_PARALLEL: Code = Code::new(Dialect::Plans, 50);
+/// Recursion that is not a tail call.
+pub const NON_TAIL_RECURSION: Code = Code::new(Dialect::Plans, 51);
+/// More static plan instances than the bound.
+pub const TOO_MANY_INSTANCES: Code = Code::new(Dialect::Plans, 52);
+
+/// Every lowering code.
+pub const CODES: &[Code] = &[
+    RECURSION_UNDER_PARALLEL,
+    NON_TAIL_RECURSION,
+    TOO_MANY_INSTANCES,
+];
+
+/// At most this many static plan instances in one network.
+pub const MAX_INSTANCES: usize = 10_000;
+
+/// Lowers a checked program. Diagnostics are lowering errors (the IR then lacks the networks
+/// they concern).
+pub fn lower(program: &Program, parsed: &[ParsedFile]) -> (Ir, Vec<Diagnostic>) {
+    let mut l = Lowerer {
+        program,
+        plan_asts: HashMap::new(),
+        diagnostics: Vec::new(),
+    };
+    for p in parsed {
+        if let Module::Plans(file) = &p.module {
+            l.plan_asts.insert(p.file, file);
+        }
+    }
+    let mut ir = Ir::default();
+    for (ai, agent) in program.agents.iter().enumerate() {
+        ir.agents.push(l.agent(agent));
+        for (bi, binding) in agent.bindings.iter().enumerate() {
+            let BindingTarget::Plan(root) = binding.target else {
+                continue;
+            };
+            if let Some(net) = l.network(ai, bi, root) {
+                ir.agents[ai].plans[bi].network = Some(ir.networks.len() as u32);
+                ir.networks.push(net);
+            }
+        }
+    }
+    (ir, l.diagnostics)
+}
+
+struct Lowerer<'a> {
+    program: &'a Program,
+    plan_asts: HashMap<FileId, &'a ast::PlanFile>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+fn ty(t: &Ty) -> Type {
+    match t {
+        Ty::Int | Ty::Float | Ty::Error => Type::Int,
+        Ty::String => Type::Str,
+        Ty::Bool => Type::Bool,
+        Ty::Chan(inner) => Type::Chan(Box::new(ty(inner))),
+    }
+}
+
+fn literal(e: &ast::Expr) -> Option<Literal> {
+    Some(match &e.kind {
+        ExprKind::Int(n) => Literal::Int(*n),
+        ExprKind::Bool(b) => Literal::Bool(*b),
+        ExprKind::Str(s) => Literal::Str(s.clone()),
+        ExprKind::Unary(UnOp::Neg, inner) => match inner.kind {
+            ExprKind::Int(n) => Literal::Int(n.checked_neg()?),
+            _ => return None,
+        },
+        _ => return None,
+    })
+}
+
+fn compare_op(op: BinOp) -> Option<CompareOp> {
+    Some(match op {
+        BinOp::Eq => CompareOp::Eq,
+        BinOp::Ne => CompareOp::Ne,
+        BinOp::Lt => CompareOp::Lt,
+        BinOp::Le => CompareOp::Le,
+        BinOp::Gt => CompareOp::Gt,
+        BinOp::Ge => CompareOp::Ge,
+        _ => return None,
+    })
+}
+
+fn arith_op(op: BinOp) -> Option<ArithOp> {
+    Some(match op {
+        BinOp::Add => ArithOp::Add,
+        BinOp::Sub => ArithOp::Sub,
+        BinOp::Mul => ArithOp::Mul,
+        BinOp::Div => ArithOp::Div,
+        BinOp::Rem => ArithOp::Rem,
+        _ => return None,
+    })
+}
+
+/// Lowers one `.ha` condition. Variables get indices in order of first appearance; agent
+/// parameters are recorded in `params` (their values are not known at build time).
+struct CondLowerer<'p> {
+    program: &'p Program,
+    agent: usize,
+    vars: Vec<String>,
+    params: Vec<String>,
+    /// Attention indices after putting the initial attention first.
+    attention_order: &'p [usize],
+}
+
+impl CondLowerer<'_> {
+    fn cond(&mut self, e: &ast::Expr) -> Cond {
+        match &e.kind {
+            ExprKind::Bool(true) => Cond::True,
+            ExprKind::Bool(false) => Cond::False,
+            ExprKind::Binary(BinOp::And, a, b) => {
+                let mut parts = Vec::new();
+                for side in [a, b] {
+                    match self.cond(side) {
+                        Cond::And(inner) => parts.extend(inner),
+                        other => parts.push(other),
+                    }
+                }
+                Cond::And(parts)
+            }
+            ExprKind::Binary(BinOp::Or, a, b) => {
+                let mut parts = Vec::new();
+                for side in [a, b] {
+                    match self.cond(side) {
+                        Cond::Or(inner) => parts.extend(inner),
+                        other => parts.push(other),
+                    }
+                }
+                Cond::Or(parts)
+            }
+            ExprKind::Unary(UnOp::Not, inner) => Cond::Not(Box::new(self.cond(inner))),
+            ExprKind::Binary(op, a, b) if op.is_comparison() => {
+                let op = compare_op(*op).unwrap_or(CompareOp::Eq);
+                Cond::Compare(op, self.term(a), self.term(b))
+            }
+            ExprKind::Believes { agent, atom } => {
+                let holder = if agent.name == "self" {
+                    self.agent
+                } else {
+                    self.program
+                        .agent(&agent.name)
+                        .map_or(self.agent, |(id, _)| id.0)
+                };
+                let belief = self.program.agents[holder]
+                    .belief(&atom.pred.name)
+                    .unwrap_or(0) as u32;
+                let args = atom.args.iter().map(|a| self.pattern_arg(a)).collect();
+                let pattern = Pattern {
+                    belief: BeliefId(belief),
+                    args,
+                };
+                if agent.name == "self" {
+                    Cond::Believes(pattern)
+                } else {
+                    Cond::Told(AgentId(holder as u32), pattern)
+                }
+            }
+            ExprKind::Attending(a) => {
+                let index = self.program.agents[self.agent]
+                    .attention(&a.name)
+                    .unwrap_or(0);
+                let pos = self
+                    .attention_order
+                    .iter()
+                    .position(|&i| i == index)
+                    .unwrap_or(0);
+                Cond::Attending(pos as u32)
+            }
+            _ => Cond::False,
+        }
+    }
+
+    fn var(&mut self, name: &str) -> Option<u32> {
+        if self.program.agents[self.agent].param(name).is_some()
+            && !self.vars.iter().any(|v| v == name)
+        {
+            self.params.push(name.to_string());
+            return None;
+        }
+        let index = match self.vars.iter().position(|v| v == name) {
+            Some(i) => i,
+            None => {
+                self.vars.push(name.to_string());
+                self.vars.len() - 1
+            }
+        };
+        Some(index as u32)
+    }
+
+    fn pattern_arg(&mut self, e: &ast::Expr) -> PatternArg {
+        if let Some(l) = literal(e) {
+            return PatternArg::Literal(l);
+        }
+        match &e.kind {
+            ExprKind::Var(v) => match self.var(&v.name) {
+                Some(i) => PatternArg::Var(i),
+                None => PatternArg::Any,
+            },
+            _ => PatternArg::Any,
+        }
+    }
+
+    fn term(&mut self, e: &ast::Expr) -> CondTerm {
+        if let Some(l) = literal(e) {
+            return CondTerm::Literal(l);
+        }
+        match &e.kind {
+            ExprKind::Var(v) => match self.var(&v.name) {
+                Some(i) => CondTerm::Var(i),
+                None => CondTerm::Literal(Literal::Int(0)),
+            },
+            ExprKind::Unary(UnOp::Neg, a) => CondTerm::Neg(Box::new(self.term(a))),
+            ExprKind::Binary(op, a, b) => match arith_op(*op) {
+                Some(op) => CondTerm::Arith(op, Box::new(self.term(a)), Box::new(self.term(b))),
+                None => CondTerm::Literal(Literal::Int(0)),
+            },
+            _ => CondTerm::Literal(Literal::Int(0)),
+        }
+    }
+}
+
+/// The state of lowering one network.
+struct NetBuilder<'a> {
+    agent: usize,
+    plans: Vec<(check::PlanRef, &'a ast::PlanDecl)>,
+    index: HashMap<check::PlanRef, PlanId>,
+    nodes: Vec<Node>,
+    codes: Vec<Option<PlanCode>>,
+    /// Call edges: caller, callee, tail, under a `‖`, and the call's span.
+    calls: Vec<(PlanId, PlanId, bool, bool, Span)>,
+    /// For each call node: (plan it is in, callee, tail).
+    call_nodes: Vec<(NodeId, PlanId, PlanId, bool)>,
+}
+
+/// Name resolution while lowering one plan's code.
+struct Scope {
+    names: Vec<(String, Slot)>,
+    slots: u32,
+    slot_names: Vec<String>,
+    labels: Vec<String>,
+    tells: u32,
+}
+
+impl Scope {
+    fn lookup(&self, name: &str) -> Option<Slot> {
+        self.names
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, s)| *s)
+    }
+
+    fn bind(&mut self, name: &str) -> Slot {
+        let slot = Slot(self.slots);
+        self.slots += 1;
+        self.slot_names.push(name.to_string());
+        self.names.push((name.to_string(), slot));
+        slot
+    }
+}
+
+impl<'a> Lowerer<'a> {
+    fn agent(&self, a: &check::AgentInfo) -> Agent {
+        let mut order: Vec<usize> = (0..a.attentions.len()).collect();
+        order.sort_by_key(|&i| !a.attentions[i].initially);
+        let ai = self.program.agent(&a.name).map_or(0, |(id, _)| id.0);
+        let cond = |e: &ast::Expr| {
+            let mut c = CondLowerer {
+                program: self.program,
+                agent: ai,
+                vars: Vec::new(),
+                params: Vec::new(),
+                attention_order: &order,
+            };
+            let lowered = c.cond(e);
+            (lowered, c.params)
+        };
+        let desires = a
+            .desires
+            .iter()
+            .map(|d| {
+                let mut params_used = Vec::new();
+                let achieved = d
+                    .achieved
+                    .iter()
+                    .map(|e| {
+                        let (c, p) = cond(e);
+                        params_used.extend(p);
+                        c
+                    })
+                    .collect();
+                let impossible = d
+                    .impossible
+                    .iter()
+                    .map(|r| {
+                        let (c, p) = cond(&r.cond);
+                        params_used.extend(p);
+                        (c, r.because.clone())
+                    })
+                    .collect();
+                params_used.dedup();
+                Desire {
+                    name: d.name.clone(),
+                    priority: d.priority,
+                    reachable_by: d.reachable_by.iter().map(|&i| i as u32).collect(),
+                    achieved,
+                    impossible,
+                    params_used,
+                }
+            })
+            .collect();
+        Agent {
+            name: a.name.clone(),
+            params: a
+                .params
+                .iter()
+                .map(|p| (p.name.clone(), ty(&p.ty)))
+                .collect(),
+            beliefs: a
+                .beliefs
+                .iter()
+                .map(|b| Belief {
+                    name: b.name.clone(),
+                    fields: b
+                        .fields
+                        .iter()
+                        .map(|f| (f.name.clone(), ty(&f.ty)))
+                        .collect(),
+                })
+                .collect(),
+            desires,
+            commit: match a.commit {
+                Some(check::CommitmentStrategy::Blind) => CommitmentStrategy::Blind,
+                Some(check::CommitmentStrategy::OpenMinded) => CommitmentStrategy::OpenMinded,
+                _ => CommitmentStrategy::SingleMinded,
+            },
+            attentions: order
+                .iter()
+                .map(|&i| a.attentions[i].name.clone())
+                .collect(),
+            plans: a
+                .bindings
+                .iter()
+                .map(|b| Binding {
+                    name: b.name.clone(),
+                    network: None,
+                    host: match &b.target {
+                        BindingTarget::Host(h) => Some(h.clone()),
+                        _ => None,
+                    },
+                })
+                .collect(),
+            intends: a
+                .intends
+                .iter()
+                .map(|r| Intend {
+                    plan: r.binding as u32,
+                    desire: r.desire as u32,
+                    cond: cond(&r.cond).0,
+                })
+                .collect(),
+            attends: a
+                .attends
+                .iter()
+                .map(|r| {
+                    let pos = order.iter().position(|&i| i == r.attention).unwrap_or(0);
+                    (cond(&r.cond).0, pos as u32)
+                })
+                .collect(),
+            rewards: a
+                .rewards
+                .iter()
+                .map(|r| Reward {
+                    plan: r.binding as u32,
+                    positive: r.polarity == ast::Polarity::Positive,
+                    cond: cond(&r.cond).0,
+                })
+                .collect(),
+        }
+    }
+
+    fn decl(&self, r: check::PlanRef) -> Option<&'a ast::PlanDecl> {
+        self.plan_asts.get(&r.file)?.plans.get(r.index)
+    }
+
+    /// Finds a plan by name in the file of `r` (calls name plans of their own file).
+    fn plan_in_file(&self, file: FileId, name: &str) -> Option<check::PlanRef> {
+        let info = self.program.plan_files.iter().find(|f| f.file == file)?;
+        let index = info
+            .plans
+            .iter()
+            .position(|p| p.name == name && !p.duplicate)?;
+        Some(check::PlanRef { file, index })
+    }
+
+    fn network(&mut self, agent: usize, binding: usize, root: check::PlanRef) -> Option<Network> {
+        let b = &self.program.agents[agent].bindings[binding];
+        let root_args: Vec<Literal> = b.args.iter().filter_map(literal).collect();
+        let mut nb = NetBuilder {
+            agent,
+            plans: Vec::new(),
+            index: HashMap::new(),
+            nodes: Vec::new(),
+            codes: Vec::new(),
+            calls: Vec::new(),
+            call_nodes: Vec::new(),
+        };
+        let root_decl = self.decl(root)?;
+        nb.index.insert(root, PlanId(0));
+        nb.plans.push((root, root_decl));
+        nb.codes.push(None);
+        let mut next = 0;
+        while next < nb.plans.len() {
+            let (r, decl) = nb.plans[next];
+            let code = self.plan_code(&mut nb, PlanId(next as u32), r, decl);
+            nb.codes[next] = Some(code);
+            next += 1;
+        }
+        if !self.recursion_ok(&nb) {
+            return None;
+        }
+        let instances = self.instances(&nb, root_decl)?;
+        Some(Network {
+            agent: AgentId(agent as u32),
+            binding: b.name.clone(),
+            root: PlanId(0),
+            root_args,
+            plans: nb
+                .codes
+                .into_iter()
+                .map(|c| c.expect("every plan lowered"))
+                .collect(),
+            instances,
+            nodes: nb.nodes,
+        })
+    }
+
+    fn plan_code(
+        &mut self,
+        nb: &mut NetBuilder<'a>,
+        id: PlanId,
+        r: check::PlanRef,
+        decl: &'a ast::PlanDecl,
+    ) -> PlanCode {
+        let info = self.program.plan(r);
+        let mut scope = Scope {
+            names: Vec::new(),
+            slots: 0,
+            slot_names: Vec::new(),
+            labels: info.map(|i| i.labels.clone()).unwrap_or_default(),
+            tells: 0,
+        };
+        let mut params = Vec::new();
+        for p in &decl.params {
+            scope.bind(&p.name.name);
+            params.push(info.map_or(Type::Int, |i| {
+                i.params
+                    .iter()
+                    .find(|f| f.name == p.name.name)
+                    .map_or(Type::Int, |f| ty(&f.ty))
+            }));
+        }
+        let mut channels = Vec::new();
+        for c in &decl.channels {
+            let slot = scope.bind(&c.name.name);
+            let elem = info
+                .and_then(|i| i.channels.iter().find(|f| f.name == c.name.name))
+                .map_or(Type::Int, |f| match ty(&f.ty) {
+                    Type::Chan(inner) => *inner,
+                    other => other,
+                });
+            channels.push((slot, elem));
+        }
+        let base = scope.names.len();
+        let body = match &decl.body {
+            Some(p) => self.proc(nb, id, r.file, p, &mut scope, true, false),
+            None => push(nb, Node::Stop),
+        };
+        let mut handler = |kind: HandlerKind, this: &mut Self, scope: &mut Scope| {
+            decl.handlers.iter().find(|h| h.kind == kind).map(|h| {
+                scope.names.truncate(base);
+                this.proc(nb, id, r.file, &h.body, scope, false, false)
+            })
+        };
+        let on_stop = handler(HandlerKind::Stop, self, &mut scope);
+        let on_resume = handler(HandlerKind::Resume, self, &mut scope);
+        let on_abort = handler(HandlerKind::Abort, self, &mut scope);
+        PlanCode {
+            name: decl.name.name.clone(),
+            file: self
+                .program
+                .plan_files
+                .iter()
+                .find(|f| f.file == r.file)
+                .map(|f| f.stem.clone())
+                .unwrap_or_default(),
+            params,
+            channels,
+            slots: scope.slots,
+            slot_names: scope.slot_names,
+            labels: scope.labels,
+            body,
+            on_stop,
+            on_resume,
+            on_abort,
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn proc(
+        &mut self,
+        nb: &mut NetBuilder<'a>,
+        plan: PlanId,
+        file: FileId,
+        p: &ast::Proc,
+        scope: &mut Scope,
+        tail: bool,
+        under_par: bool,
+    ) -> NodeId {
+        let node = match &p.kind {
+            ProcKind::Skip | ProcKind::Error => Node::Skip,
+            ProcKind::Stop => Node::Stop,
+            ProcKind::Seq(parts) => {
+                let mark = scope.names.len();
+                let mut ids = Vec::new();
+                for (i, part) in parts.iter().enumerate() {
+                    let last = i + 1 == parts.len();
+                    ids.push(self.proc(nb, plan, file, part, scope, tail && last, under_par));
+                }
+                scope.names.truncate(mark);
+                let mut acc = ids.pop().unwrap_or_else(|| push(nb, Node::Skip));
+                while let Some(prev) = ids.pop() {
+                    acc = push(nb, Node::Seq(prev, acc));
+                }
+                return acc;
+            }
+            ProcKind::Parallel(parts) => {
+                let ids = parts
+                    .iter()
+                    .map(|q| self.scoped(nb, plan, file, q, scope, false, true))
+                    .collect();
+                Node::Par(ids)
+            }
+            ProcKind::Choice(parts) => {
+                let ids = parts
+                    .iter()
+                    .map(|q| self.scoped(nb, plan, file, q, scope, tail, under_par))
+                    .collect();
+                Node::Choice(ids)
+            }
+            ProcKind::Interrupt(a, b) => {
+                let a = self.scoped(nb, plan, file, a, scope, false, under_par);
+                let b = self.scoped(nb, plan, file, b, scope, false, under_par);
+                Node::Interrupt(a, b)
+            }
+            ProcKind::Labelled(l, body) => {
+                let label = match scope.labels.iter().position(|x| *x == l.name) {
+                    Some(i) => i,
+                    None => {
+                        scope.labels.push(l.name.clone());
+                        scope.labels.len() - 1
+                    }
+                };
+                let body = self.scoped(nb, plan, file, body, scope, false, under_par);
+                Node::Label(LabelId(label as u32), body)
+            }
+            ProcKind::Send { value, chan } => Node::Send {
+                chan: scope.lookup(&chan.name).unwrap_or(Slot(0)),
+                value: expr(value, scope),
+            },
+            ProcKind::Recv { var, chan } => {
+                let chan = scope.lookup(&chan.name).unwrap_or(Slot(0));
+                // The variable is bound in the rest of the enclosing sequence.
+                let var = scope.bind(&var.name);
+                Node::Recv { chan, var }
+            }
+            ProcKind::Believe(a) => Node::Believe(self.atom(nb.agent, a, scope)),
+            ProcKind::Forget(a) => Node::Forget(self.atom(nb.agent, a, scope)),
+            ProcKind::Tell { agent, atom } => {
+                let told = self
+                    .program
+                    .agent(&agent.name)
+                    .map_or(nb.agent, |(id, _)| id.0);
+                scope.tells += 1;
+                let own = self.program.agents[nb.agent]
+                    .belief(&atom.pred.name)
+                    .map(|b| BeliefId(b as u32));
+                Node::Tell {
+                    agent: AgentId(told as u32),
+                    atom: self.atom(told, atom, scope),
+                    own,
+                    index: scope.tells,
+                }
+            }
+            ProcKind::Command { command, target } => Node::Command {
+                command: match command {
+                    ast::Command::Stop => Command::Stop,
+                    ast::Command::Resume => Command::Resume,
+                    ast::Command::Abort => Command::Abort,
+                    ast::Command::Restart => Command::Restart,
+                },
+                target: if target.name == "self" {
+                    Target::SelfInstance
+                } else {
+                    let i = match scope.labels.iter().position(|x| *x == target.name) {
+                        Some(i) => i,
+                        None => {
+                            scope.labels.push(target.name.clone());
+                            scope.labels.len() - 1
+                        }
+                    };
+                    Target::Label(LabelId(i as u32))
+                },
+            },
+            ProcKind::Call { plan: callee, args } => {
+                let Some(r) = self.plan_in_file(file, &callee.name) else {
+                    return push(nb, Node::Stop);
+                };
+                let callee_id = match nb.index.get(&r) {
+                    Some(id) => *id,
+                    None => {
+                        let id = PlanId(nb.plans.len() as u32);
+                        let decl = self.decl(r).expect("a checked call names a plan");
+                        nb.index.insert(r, id);
+                        nb.plans.push((r, decl));
+                        nb.codes.push(None);
+                        id
+                    }
+                };
+                let callee_info = self.program.plan(r);
+                let args = args
+                    .iter()
+                    .enumerate()
+                    .map(|(i, a)| {
+                        let is_chan = callee_info
+                            .and_then(|c| c.params.get(i))
+                            .is_some_and(|f| matches!(f.ty, Ty::Chan(_)));
+                        match (&a.kind, is_chan) {
+                            (ExprKind::Var(v), true) => {
+                                Arg::Chan(scope.lookup(&v.name).unwrap_or(Slot(0)))
+                            }
+                            _ => Arg::Value(expr(a, scope)),
+                        }
+                    })
+                    .collect();
+                nb.calls
+                    .push((plan, callee_id, tail, under_par, callee.span));
+                let id = push(
+                    nb,
+                    Node::Call {
+                        plan: callee_id,
+                        args,
+                        tail,
+                    },
+                );
+                nb.call_nodes.push((id, plan, callee_id, tail));
+                return id;
+            }
+            ProcKind::Match {
+                scrutinee,
+                arms,
+                other,
+            } => {
+                let scrutinee = expr(scrutinee, scope);
+                let arms = arms
+                    .iter()
+                    .filter_map(|arm| {
+                        let lit = literal(&arm.pattern)?;
+                        Some((
+                            lit,
+                            self.scoped(nb, plan, file, &arm.body, scope, tail, under_par),
+                        ))
+                    })
+                    .collect();
+                let other = other
+                    .as_ref()
+                    .map(|o| self.scoped(nb, plan, file, o, scope, tail, under_par));
+                Node::Match {
+                    scrutinee,
+                    arms,
+                    other,
+                }
+            }
+        };
+        push(nb, node)
+    }
+
+    /// Lowers a process whose bindings do not escape it.
+    #[allow(clippy::too_many_arguments)]
+    fn scoped(
+        &mut self,
+        nb: &mut NetBuilder<'a>,
+        plan: PlanId,
+        file: FileId,
+        p: &ast::Proc,
+        scope: &mut Scope,
+        tail: bool,
+        under_par: bool,
+    ) -> NodeId {
+        let mark = scope.names.len();
+        let id = self.proc(nb, plan, file, p, scope, tail, under_par);
+        scope.names.truncate(mark);
+        id
+    }
+
+    fn atom(&self, holder: usize, a: &ast::Atom, scope: &Scope) -> AtomExpr {
+        AtomExpr {
+            belief: BeliefId(
+                self.program.agents[holder]
+                    .belief(&a.pred.name)
+                    .unwrap_or(0) as u32,
+            ),
+            args: a.args.iter().map(|e| expr(e, scope)).collect(),
+        }
+    }
+
+    /// Refuses recursion through a non-tail call: it would grow without bound.
+    fn recursion_ok(&mut self, nb: &NetBuilder<'a>) -> bool {
+        let mut graph = DiGraph::<PlanId, usize>::new();
+        let nodes: Vec<_> = (0..nb.plans.len())
+            .map(|i| graph.add_node(PlanId(i as u32)))
+            .collect();
+        for (i, (from, to, ..)) in nb.calls.iter().enumerate() {
+            graph.add_edge(nodes[from.0 as usize], nodes[to.0 as usize], i);
+        }
+        let mut ok = true;
+        for scc in petgraph::algo::tarjan_scc(&graph) {
+            let members: Vec<PlanId> = scc.iter().map(|n| graph[*n]).collect();
+            let bad = nb.calls.iter().find(|(from, to, tail, ..)| {
+                !tail && members.contains(from) && members.contains(to)
+            });
+            let Some(&(from, to, _, under_par, span)) = bad else {
+                continue;
+            };
+            ok = false;
+            let name = |p: PlanId| nb.plans[p.0 as usize].1.name.name.clone();
+            let cycle = if from == to {
+                format!("`{}` calls itself", name(from))
+            } else {
+                format!(
+                    "`{}` calls `{}`, which leads back to `{}`",
+                    name(from),
+                    name(to),
+                    name(from)
+                )
+            };
+            let d = if under_par {
+                Diagnostic::error(
+                    RECURSION_UNDER_PARALLEL,
+                    span,
+                    format!("recursion through a parallel composition: {cycle} inside a `‖`"),
+                )
+                .with_label("this call starts a new process each time round")
+                .with_note(
+                    "each round adds a process that runs in parallel, so the network has no bound on its size and cannot be explored",
+                )
+                .with_help("keep the recursion outside the `‖` (a tail call after the parallel part ends), or bound it with a counter parameter and `match`")
+            } else {
+                Diagnostic::error(
+                    NON_TAIL_RECURSION,
+                    span,
+                    format!("recursion that is not a tail call: {cycle} with work left to do after it"),
+                )
+                .with_label("a call that must return before the plan goes on")
+                .with_note("each round keeps the rest of the caller waiting, so the network grows a stack without bound")
+                .with_help("make the recursive call the last thing the plan does (a tail call)")
+            };
+            self.diagnostics.push(d);
+        }
+        ok
+    }
+
+    /// The static instance tree: the root, and every non-tail call inside every instance.
+    fn instances(&mut self, nb: &NetBuilder<'a>, root: &ast::PlanDecl) -> Option<Vec<Instance>> {
+        let mut instances = vec![Instance {
+            parent: None,
+            call: None,
+            name: root.name.name.clone(),
+        }];
+        // For each instance, the plans it can run (its start and every tail callee).
+        let mut starts = vec![PlanId(0)];
+        let mut i = 0;
+        while i < instances.len() {
+            let mut plans = vec![starts[i]];
+            let mut k = 0;
+            while k < plans.len() {
+                for (_, from, to, tail) in &nb.call_nodes {
+                    if *from == plans[k] && *tail && !plans.contains(to) {
+                        plans.push(*to);
+                    }
+                }
+                k += 1;
+            }
+            for (node, from, to, tail) in &nb.call_nodes {
+                if *tail || !plans.contains(from) {
+                    continue;
+                }
+                if instances.len() >= MAX_INSTANCES {
+                    let span = root.name.span;
+                    self.diagnostics.push(
+                        Diagnostic::error(
+                            TOO_MANY_INSTANCES,
+                            span,
+                            format!(
+                                "the network of `{}` has more than {MAX_INSTANCES} plan instances",
+                                root.name.name
+                            ),
+                        )
+                        .with_label("started here")
+                        .with_note("every call that is not a tail call starts an instance inside its caller; nested calls multiply")
+                        .with_help("share work through channels instead of nesting calls, or split the plan"),
+                    );
+                    return None;
+                }
+                let name = format!(
+                    "{}/{}",
+                    instances[i].name, nb.plans[to.0 as usize].1.name.name
+                );
+                instances.push(Instance {
+                    parent: Some(i as u32),
+                    call: Some(*node),
+                    name,
+                });
+                starts.push(*to);
+            }
+            i += 1;
+        }
+        Some(instances)
+    }
+}
+
+fn push(nb: &mut NetBuilder, node: Node) -> NodeId {
+    nb.nodes.push(node);
+    NodeId(nb.nodes.len() as u32 - 1)
+}
+
+fn expr(e: &ast::Expr, scope: &Scope) -> ir::Expr {
+    if let Some(l) = literal(e) {
+        return ir::Expr::Literal(l);
+    }
+    match &e.kind {
+        ExprKind::Var(v) => ir::Expr::Slot(scope.lookup(&v.name).unwrap_or(Slot(0))),
+        ExprKind::Unary(UnOp::Neg, a) => ir::Expr::Neg(Box::new(expr(a, scope))),
+        ExprKind::Unary(UnOp::Not, a) => ir::Expr::Not(Box::new(expr(a, scope))),
+        ExprKind::Binary(BinOp::And, a, b) => {
+            ir::Expr::And(Box::new(expr(a, scope)), Box::new(expr(b, scope)))
+        }
+        ExprKind::Binary(BinOp::Or, a, b) => {
+            ir::Expr::Or(Box::new(expr(a, scope)), Box::new(expr(b, scope)))
+        }
+        ExprKind::Binary(op, a, b) => {
+            let (a, b) = (Box::new(expr(a, scope)), Box::new(expr(b, scope)));
+            match (compare_op(*op), arith_op(*op)) {
+                (Some(c), _) => ir::Expr::Compare(c, a, b),
+                (_, Some(o)) => ir::Expr::Arith(o, a, b),
+                _ => ir::Expr::Literal(Literal::Int(0)),
+            }
+        }
+        _ => ir::Expr::Literal(Literal::Int(0)),
+    }
+}
