@@ -38,7 +38,7 @@ pub fn lookup(code: &str) -> Option<&'static Explanation> {
 /// One file of an example project.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExampleFile {
-    /// Its name (`Line.hk`), a plain file name.
+    /// Its name (`Line.hk`), a plain file name (or plain names joined by `/`).
     pub name: String,
     /// Its bytes (UTF-8 unless the block said `encoding=latin1`).
     pub bytes: Vec<u8>,
@@ -119,11 +119,14 @@ pub fn parse_example(markdown: &str) -> Result<Example, String> {
             }
         }
         let Some(name) = name else { continue };
-        let plain = !name.is_empty()
-            && !name.starts_with('.')
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+        // A plain file name, or plain names joined by `/` (HK0020 needs two files of one stem).
+        let plain = name.split('/').all(|part| {
+            !part.is_empty()
+                && !part.starts_with('.')
+                && part
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        });
         if !plain || Dialect::of_path(&name) != Some(dialect) {
             return Err(format!(
                 "line {at}: `{name}` must be a plain file name ending in .{}",

@@ -33,7 +33,11 @@ impl Drop for TempDir {
 fn check_files(tag: &str, files: &[ExampleFile], code: Code) -> (Vec<Severity>, Vec<String>) {
     let dir = TempDir::new(tag);
     for f in files {
-        std::fs::write(dir.0.join(&f.name), &f.bytes).expect("write an example file");
+        let path = dir.0.join(&f.name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("create an example's directory");
+        }
+        std::fs::write(path, &f.bytes).expect("write an example file");
     }
     let loaded = project::load(&[dir.0.display().to_string()])
         .unwrap_or_else(|e| panic!("{tag}: the example does not load: {e}"));
@@ -93,6 +97,7 @@ fn declared_codes() -> BTreeSet<Code> {
             codes.insert(Code::new(dialect, n));
         }
     }
+    codes.extend(hilbert_frontend::check::codes::ALL.iter().copied());
     codes
 }
 

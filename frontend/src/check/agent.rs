@@ -50,6 +50,9 @@ fn typed_fields(
 ) -> Vec<Field> {
     let mut out: Vec<Field> = Vec::new();
     for p in params {
+        if p.name.name.is_empty() {
+            continue;
+        }
         let ty = match value_type(&p.ty, false) {
             Ok(t) => t,
             Err((msg, help)) => {
@@ -104,6 +107,9 @@ impl Checker<'_> {
                     MemberKind::Plan { name, .. } => ("plan binding", name),
                     _ => continue,
                 };
+                if name.name.is_empty() {
+                    continue;
+                }
                 if let Some(&first) = seen.get(&(kind, name.name.clone())) {
                     self.emit(dup(kind, name, first));
                     continue;
@@ -221,6 +227,9 @@ impl Checker<'_> {
                     .with_help("keep one `commit` line: an intention cannot be released by two different laws")
                     .with_note("This usually happens when a strategy was changed by adding a line instead of editing the old one."),
                 );
+                continue;
+            }
+            if s.name.is_empty() {
                 continue;
             }
             match CommitmentStrategy::ALL.iter().find(|(k, _)| *k == s.name) {
@@ -486,6 +495,9 @@ impl Checker<'_> {
     }
 
     fn desire_or_report(&mut self, ai: usize, d: &Ident, rule: &str) -> Option<usize> {
+        if d.name.is_empty() {
+            return None; // a placeholder after a syntax error
+        }
         if let Some(i) = self.program.agents[ai].desire(&d.name) {
             return Some(i);
         }
@@ -511,6 +523,9 @@ impl Checker<'_> {
     }
 
     fn binding_or_report(&mut self, ai: usize, p: &Ident, role: &str) -> Option<usize> {
+        if p.name.is_empty() {
+            return None;
+        }
         if let Some(i) = self.program.agents[ai].binding(&p.name) {
             return Some(i);
         }
@@ -547,6 +562,9 @@ impl Checker<'_> {
     }
 
     fn attention_or_report(&mut self, ai: usize, a: &Ident) -> Option<usize> {
+        if a.name.is_empty() {
+            return None;
+        }
         if let Some(i) = self.program.agents[ai].attention(&a.name) {
             return Some(i);
         }
@@ -596,6 +614,13 @@ impl Checker<'_> {
                 unknown: codes::UNKNOWN_VALUE_NAME,
                 cycle: codes::VALUE_CYCLE,
                 not_numeric: codes::VALUE_NOT_NUMERIC,
+                known: names
+                    .iter()
+                    .chain(params.keys())
+                    .cloned()
+                    .collect::<std::collections::BTreeSet<_>>()
+                    .into_iter()
+                    .collect(),
             },
             &mut |_, _| None,
         );
@@ -648,6 +673,9 @@ impl Checker<'_> {
         plan: &Ident,
         args: &[Expr],
     ) -> BindingTarget {
+        if file.name.is_empty() || plan.name.is_empty() {
+            return BindingTarget::Unresolved;
+        }
         let Some(fi) = self
             .program
             .plan_files
@@ -801,7 +829,7 @@ impl Checker<'_> {
                         )
                         .with_label(format!("{t}"))
                         .with_secondary(param.span, format!("`{}: {}`", param.name, param.ty))
-                        .with_help(format!("pass a {} here", param.ty)),
+                        .with_help(format!("pass {} here", param.ty.with_article())),
                     ),
                     Err(span) => self.emit(
                         Diagnostic::error(
@@ -889,6 +917,9 @@ impl Checker<'_> {
     /// The agent `B(j)` names: `Some(Some(index))`, `Some(None)` if it could not resolve (already
     /// reported or silent), or the agent itself for `self`.
     fn believer(&mut self, ai: usize, j: &Ident, report: bool) -> Option<usize> {
+        if j.name.is_empty() {
+            return None;
+        }
         if j.name == "self" {
             return Some(ai);
         }
@@ -914,6 +945,9 @@ impl Checker<'_> {
         atom: &crate::syntax::ast::Atom,
         report: bool,
     ) -> Option<Vec<Field>> {
+        if atom.pred.name.is_empty() {
+            return None;
+        }
         let agent = &self.program.agents[bj];
         let Some(bi) = agent.belief(&atom.pred.name) else {
             self.mark_near_belief(bj, &atom.pred.name);
@@ -1071,6 +1105,10 @@ impl Checker<'_> {
                 )
                 .with_label("unbound");
                 d = match cx.vars.get(&v.name) {
+                    Some((_, at)) if at.start > v.span.start => d
+                        .with_secondary(*at, "bound only here, after its use")
+                        .with_note("conditions are read from left to right: a pattern binds its variables for what follows it in the conjunction")
+                        .with_help(format!("move the pattern that binds `{}` before this use", v.name)),
                     Some((_, at)) => d
                         .with_secondary(*at, "this pattern does not bind it where it is used")
                         .with_note("a pattern under `¬` binds nothing, and a pattern in one side of `∨` binds nothing in the other")
@@ -1112,14 +1150,18 @@ impl Checker<'_> {
             ExprKind::Binary(BinOp::And, _, _) => {
                 let mut conj = Vec::new();
                 flatten_and(e, &mut conj);
+                // Conjunctions are read from left to right: a pattern binds its variables for
+                // the conjuncts after it (as the kernel evaluates them).
+                // Inside a conjunction a pattern binds (existentially, even under an outer `¬`:
+                // `¬(B(self) f(n) ∧ n < 3)`), so the first-seen-under-`¬` rule pauses here.
                 let mut env2 = env.clone();
-                for c in &conj {
-                    bound_by(c, &|n| self.is_constant(ai, n).is_some(), &mut env2);
-                }
+                let negated = std::mem::replace(&mut cx.negated, 0);
                 for c in conj {
                     let t = self.cexpr(ai, c, &env2, cx);
                     self.expect(codes::NOT_BOOLEAN, c, &t, &Ty::Bool, "`∧` joins conditions");
+                    bound_by(c, &|n| self.is_constant(ai, n).is_some(), &mut env2);
                 }
+                cx.negated = negated;
                 Ty::Bool
             }
             ExprKind::Binary(BinOp::Or, l, r) => {
@@ -1180,7 +1222,10 @@ impl Checker<'_> {
                             )
                             .with_label(format!("{t}"))
                             .with_secondary(f.span, format!("`{}: {}`", f.name, f.ty))
-                            .with_help(format!("match it with a {} or a variable", f.ty)),
+                            .with_help(format!(
+                                "match it with {} or a variable",
+                                f.ty.with_article()
+                            )),
                         );
                     }
                 }
@@ -1232,9 +1277,29 @@ impl Checker<'_> {
         want: &Ty,
         why: &str,
     ) {
-        if got != want && *got != Ty::Error {
-            self.mismatch(code, e.span, got, &want.to_string(), why);
+        if got == want || *got == Ty::Error {
+            return;
         }
+        if code == codes::NOT_BOOLEAN {
+            self.emit(
+                Diagnostic::error(
+                    code,
+                    e.span,
+                    format!(
+                        "this part of a condition is {}, not true or false",
+                        got.with_article()
+                    ),
+                )
+                .with_label(format!("{got}"))
+                .with_note(why.to_string())
+                .with_help("compare it (`n + 1 > 2`) or test a belief (`B(self) f(n)`)")
+                .with_note(
+                    "This usually happens when a comparison lost its operator or right-hand side.",
+                ),
+            );
+            return;
+        }
+        self.mismatch(code, e.span, got, &want.to_string(), why);
     }
 
     pub(crate) fn mismatch(
@@ -1491,6 +1556,8 @@ pub(crate) struct NumericCodes {
     pub(crate) unknown: crate::diagnostic::Code,
     pub(crate) cycle: crate::diagnostic::Code,
     pub(crate) not_numeric: crate::diagnostic::Code,
+    /// The names offered when a name is unknown (values and parameters in scope).
+    pub(crate) known: Vec<String>,
 }
 
 /// Checks a set of numeric definitions `name ≔ expr` (the `.ha` values, or a `.hb` block's
@@ -1618,7 +1685,7 @@ pub(crate) fn numeric_defs(
                         c.emit(
                             Diagnostic::error(codes.unknown, v.span, format!("`{}` is not a value or parameter", v.name))
                                 .with_label("unknown name")
-                                .with_help(suggest(&v.name, "values", &index.keys().copied().collect::<Vec<_>>()))
+                                .with_help(suggest(&v.name, "values and parameters in scope", &codes.known))
                                 .with_note("This usually happens when a value is used before it is declared under another name, or a parameter is missing."),
                         );
                         Ty::Error

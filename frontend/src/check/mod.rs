@@ -5,7 +5,7 @@
 //! The work is done in passes over the whole project so that every file sees every other:
 //!
 //! 1. index the agents and the `.hk` files by name (duplicates are reported, the first wins);
-//! 2. declare each agent's members and each plan's signature ([`agent`], [`plans`]);
+//! 2. declare each agent's members and each plan's signature (modules `agent`, `plans`);
 //! 3. check the agents' rules and bindings, the plan bodies and the values blocks;
 //! 4. report what was never used, from the mentions the checks recorded.
 //!
@@ -78,6 +78,8 @@ pub(crate) struct Checker<'a> {
     pub(crate) used_beliefs: HashSet<(usize, usize)>,
     /// `(agent, attention)` pairs initial, attended or tested.
     pub(crate) used_attentions: HashSet<(usize, usize)>,
+    /// `.hk` files whose stem an earlier file already has (their plans cannot be bound).
+    pub(crate) shadowed_files: HashSet<FileId>,
     /// Plans bound by an agent or called by another plan.
     pub(crate) used_plans: HashSet<PlanRef>,
     parsed: &'a [ParsedFile],
@@ -111,6 +113,7 @@ impl<'a> Checker<'a> {
             used_beliefs: HashSet::new(),
             used_attentions: HashSet::new(),
             used_plans: HashSet::new(),
+            shadowed_files: HashSet::new(),
             parsed,
         }
     }
@@ -178,6 +181,10 @@ impl<'a> Checker<'a> {
                                 format!("two plan files are named `{stem}.hk`"),
                             )
                             .with_label(format!("`{stem}` is also the stem of `{first_path}`"))
+                            .with_secondary(
+                                crate::source::Span::new(first, 0..0),
+                                "the plans of this file are the ones `File.Plan` names",
+                            )
                             .with_note(format!(
                                 "agents name plans as `{stem}.Plan`, which would be ambiguous; \
                                  this file's plans cannot be bound"
@@ -188,6 +195,7 @@ impl<'a> Checker<'a> {
                                  the same name are checked together.",
                             ),
                         );
+                        self.shadowed_files.insert(p.file);
                     } else {
                         stems.insert(stem.clone(), p.file);
                     }

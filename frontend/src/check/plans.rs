@@ -44,7 +44,9 @@ impl Checker<'_> {
             let mut seen: HashMap<String, Span> = HashMap::new();
             let mut plans = Vec::new();
             for p in &file.plans {
-                let duplicate = if let Some(&first) = seen.get(&p.name.name) {
+                let duplicate = if p.name.name.is_empty() {
+                    false
+                } else if let Some(&first) = seen.get(&p.name.name) {
                     self.emit(
                         Diagnostic::error(codes::DUPLICATE_PLAN, p.name.span, format!("the plan `{}` is declared twice in this file", p.name.name))
                             .with_label("second declaration")
@@ -70,7 +72,9 @@ impl Checker<'_> {
                         what: &str,
                         chan_only: bool|
          -> Field {
-            if let Some(&first) = names.get(&q.name.name) {
+            if q.name.name.is_empty() {
+                // a placeholder after a syntax error
+            } else if let Some(&first) = names.get(&q.name.name) {
                 c.emit(
                     Diagnostic::error(
                         codes::DUPLICATE_PARAM,
@@ -140,6 +144,7 @@ impl Checker<'_> {
             .map(|q| slot(self, q, "channel", true))
             .collect();
         let agent = match &p.agent {
+            Some(a) if a.name.is_empty() => None,
             Some(a) => match self.program.agent(&a.name) {
                 Some((id, _)) => Some(id),
                 None => {
@@ -177,6 +182,9 @@ impl Checker<'_> {
         let mut unique: Vec<String> = Vec::new();
         let mut first: HashMap<String, Span> = HashMap::new();
         for (l, span) in &labels {
+            if l.is_empty() {
+                continue;
+            }
             if let Some(&f) = first.get(l) {
                 self.emit(
                     Diagnostic::error(codes::DUPLICATE_LABEL, *span, format!("the label `{l}` is used twice in the plan `{}`", p.name.name))
@@ -329,7 +337,8 @@ impl Checker<'_> {
                         .with_label(format!("{t}"))
                         .with_secondary(chan.span, format!("chan {elem}"))
                         .with_help(format!(
-                            "send a {elem}, or declare the channel as `chan {t}`"
+                            "send {}, or declare the channel as `chan {t}`",
+                            elem.with_article()
                         )),
                     );
                 }
@@ -350,6 +359,11 @@ impl Checker<'_> {
                         self.hexpr(a, env, cx);
                     });
                 }
+            }
+            ProcKind::Tell { agent, atom } if agent.name.is_empty() => {
+                atom.args.iter().for_each(|a| {
+                    self.hexpr(a, env, cx);
+                });
             }
             ProcKind::Tell { agent, atom } => {
                 let target = self.program.agent(&agent.name).map(|(id, _)| id.0);
@@ -392,7 +406,11 @@ impl Checker<'_> {
                 }
             }
             ProcKind::Command { command, target } => {
-                if target.name != "self" && !cx.labels.contains(&target.name) && !cx.tainted {
+                if !target.name.is_empty()
+                    && target.name != "self"
+                    && !cx.labels.contains(&target.name)
+                    && !cx.tainted
+                {
                     let plan = self.program.plan_files[cx.fi].plans[cx.pi].name.clone();
                     let help = if cx.labels.is_empty() {
                         format!(
@@ -482,6 +500,9 @@ impl Checker<'_> {
 
     /// Resolves a channel name: its element type, or `None` after an error.
     fn channel(&mut self, chan: &Ident, env: &Env, cx: &mut PlanCx, verb: &str) -> Option<Ty> {
+        if chan.name.is_empty() {
+            return None;
+        }
         match env.get(&chan.name) {
             Some(Local::Chan(t, slot)) => {
                 cx.used.insert(*slot);
@@ -492,7 +513,7 @@ impl Checker<'_> {
                 if *t != Ty::Error {
                     self.emit(
                         Diagnostic::error(codes::NOT_A_CHANNEL, chan.span, format!("cannot {verb} `{}`: it is a value ({t}), not a channel", chan.name))
-                            .with_label(format!("a {t} value"))
+                            .with_label(format!("{} value", t.with_article()))
                             .with_note("channels and values are different things: a process communicates on channels and computes with values")
                             .with_help(format!("declare a channel (`c : chan {t}` inside the plan, or a `chan {t}` parameter) and use it here")),
                     );
@@ -507,6 +528,9 @@ impl Checker<'_> {
     }
 
     fn not_in_scope(&mut self, v: &Ident, cx: &PlanCx) {
+        if v.name.is_empty() {
+            return;
+        }
         if cx.tainted {
             return;
         }
@@ -538,6 +562,12 @@ impl Checker<'_> {
         verb: &str,
         own: bool,
     ) {
+        if atom.pred.name.is_empty() {
+            atom.args.iter().for_each(|a| {
+                self.hexpr(a, env, cx);
+            });
+            return;
+        }
         let Some(bi) = self.program.agents[ai].belief(&atom.pred.name) else {
             self.mark_near_belief(ai, &atom.pred.name);
             let agent = &self.program.agents[ai];
@@ -624,13 +654,17 @@ impl Checker<'_> {
                     )
                     .with_label(format!("{t}"))
                     .with_secondary(f.span, format!("`{}: {}`", f.name, f.ty))
-                    .with_help(format!("give a {} here", f.ty)),
+                    .with_help(format!("give {} here", f.ty.with_article())),
                 );
             }
         }
     }
 
     fn call(&mut self, span: Span, plan: &Ident, args: &[Expr], env: &Env, cx: &mut PlanCx) {
+        if plan.name.is_empty() {
+            args.iter().for_each(|a| self.loose_arg(a, env, cx));
+            return;
+        }
         let pf = &self.program.plan_files[cx.fi];
         let Some(ci) = pf
             .plans
@@ -760,18 +794,19 @@ impl Checker<'_> {
                     if t != Ty::Error {
                         self.emit(
                             Diagnostic::error(codes::CALL_CHANNEL_ARGUMENT, a.span, format!("the parameter `{}` is a channel (chan {want}), but this argument is a value", f.name))
-                                .with_label(format!("a {t} value"))
+                                .with_label(format!("{} value", t.with_article()))
                                 .with_secondary(f.span, "channel parameter")
                                 .with_help(format!("pass the name of a `chan {want}` channel: a parameter of this plan or one declared inside it")),
                         );
                     }
                 }
+                (Ty::Error, Some(_)) => {}
                 (_, Some(_)) => {
                     self.emit(
                         Diagnostic::error(codes::CALL_CHANNEL_ARGUMENT, a.span, format!("the parameter `{}` is a value ({}), but this argument is a channel", f.name, f.ty))
                             .with_label("a channel")
                             .with_secondary(f.span, "value parameter")
-                            .with_help(format!("pass a {} value; to pass something received, receive it first (`x ← c ; {}(…, x)`)", f.ty, plan.name)),
+                            .with_help(format!("pass {} value; to pass something received, receive it first (`x ← c ; {}(…, x)`)", f.ty.with_article(), plan.name)),
                     );
                 }
                 (want, None) => {
@@ -785,7 +820,7 @@ impl Checker<'_> {
                             )
                             .with_label(format!("{t}"))
                             .with_secondary(f.span, format!("`{}: {want}`", f.name))
-                            .with_help(format!("pass a {want}")),
+                            .with_help(format!("pass {}", want.with_article())),
                         );
                     }
                 }
@@ -1033,6 +1068,9 @@ fn collect_receives(p: &Proc, out: &mut Vec<(String, Span)>) {
 pub(crate) fn report_unused(c: &mut Checker<'_>) {
     for fi in 0..c.program.plan_files.len() {
         let file = c.program.plan_files[fi].file;
+        if c.shadowed_files.contains(&file) {
+            continue;
+        }
         let plans = c.program.plan_files[fi].plans.clone();
         for (i, p) in plans.iter().enumerate() {
             if p.duplicate || c.used_plans.contains(&PlanRef { file, index: i }) {

@@ -35,6 +35,16 @@ impl Ty {
     }
 }
 
+impl Ty {
+    /// The type with its indefinite article, for messages: "an Int", "a String".
+    pub fn with_article(&self) -> String {
+        match self {
+            Ty::Int | Ty::Error => format!("an {self}"),
+            _ => format!("a {self}"),
+        }
+    }
+}
+
 impl fmt::Display for Ty {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

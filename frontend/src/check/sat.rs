@@ -9,7 +9,9 @@
 //! string or boolean require two different values. Belief sets are sets of ground atoms, not
 //! functions: `made(0)` and `made(3)` may both be believed, so nothing else is concluded.
 //!
-//! Variables keep their scope: each binding of a name by a conjunction gets its own identity,
+//! It runs only on conditions that checked without errors, so every variable is bound (left to
+//! right) before it is compared or used under `¬`. Variables keep their scope: each binding of
+//! a name by a conjunction gets its own identity,
 //! and a negated conjunction that binds variables (`¬(B(self) f(n) ∧ n < 3)`, a universal) is
 //! treated as unknown rather than pushed through.
 

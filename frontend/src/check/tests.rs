@@ -368,8 +368,10 @@ fn a_pattern_under_not_binds_nothing() {
     assert!(cond("¬B(self) done(_)").is_empty());
     // a conjunction under ¬ binds inside it
     assert!(cond("¬(B(self) done(n) ∧ n < 3)").is_empty());
-    // a positive pattern binds for the negated one
+    // a positive pattern binds for the negated one after it
     assert!(cond("B(self) other(n) ∧ ¬B(self) done(n)").is_empty());
+    // but not before it: conditions are read from left to right
+    assert_eq!(cond("¬B(self) done(n) ∧ B(self) other(n)"), ["HA0038"]);
 }
 
 #[test]
@@ -380,6 +382,30 @@ fn both_sides_of_or_must_bind() {
         ["HA0038"]
     );
     assert_eq!(cond("B(self) done(n) ∨ n < 3"), ["HA0038"]);
+}
+
+#[test]
+fn patterns_bind_from_left_to_right() {
+    assert!(cond("B(self) done(n) ∧ n < 3").is_empty());
+    assert_eq!(cond("n < 3 ∧ B(self) done(n)"), ["HA0038"]);
+    assert!(cond("B(self) done(n) ∧ B(self) other(m) ∧ n < m").is_empty());
+    assert!(cond("(B(self) done(n) ∧ n < 3) ∧ n > 0").is_empty());
+    let (_, d) = diagnostics(&[
+        (
+            "Operator.ha",
+            &SEED_HA.replace("B(self) made(n) ∧ n < 3", "n < 3 ∧ B(self) made(n)"),
+        ),
+        ("Line.hk", SEED_HK),
+    ]);
+    assert_eq!(d.len(), 1);
+    assert!(
+        d[0].help
+            .as_deref()
+            .unwrap_or("")
+            .contains("move the pattern"),
+        "{:?}",
+        d[0]
+    );
 }
 
 #[test]
@@ -575,4 +601,203 @@ proptest::proptest! {
         let (ha, hk) = if which == 0 { (damaged.as_str(), SEED_HK) } else { (SEED_HA, damaged.as_str()) };
         let _ = diagnostics(&[("Operator.ha", ha), ("Line.hk", hk)]);
     }
+}
+
+/// The seed's trees with `Error` nodes put where the parser would put them after recovering: the
+/// checks accept every `Error` quietly (no follow-on diagnostics).
+#[test]
+fn error_nodes_are_checked_quietly() {
+    use crate::syntax::ast::*;
+    let mut loaded = Loaded::default();
+    add_bytes(&mut loaded, "Operator.ha".into(), SEED_HA.into());
+    add_bytes(&mut loaded, "Line.hk".into(), SEED_HK.into());
+    let mut parsed: Vec<crate::ParsedFile> = loaded
+        .sources
+        .files()
+        .iter()
+        .map(|f| crate::ParsedFile {
+            file: f.id,
+            module: crate::syntax::parse(f).0,
+        })
+        .collect();
+    let err_expr = |span| Expr {
+        kind: ExprKind::Error,
+        span,
+    };
+    for p in &mut parsed {
+        match &mut p.module {
+            Module::Agents(f) => {
+                for m in &mut f.agents[0].members {
+                    match &mut m.kind {
+                        MemberKind::Intend { cond, .. } | MemberKind::Reward { cond, .. } => {
+                            *cond = err_expr(cond.span)
+                        }
+                        MemberKind::Achieved { cond, .. } => {
+                            // an error inside a condition: `B(self) made(<error>)`
+                            if let ExprKind::Believes { atom, .. } = &mut cond.kind {
+                                atom.args[0] = err_expr(atom.args[0].span);
+                            }
+                        }
+                        MemberKind::Belief { params, .. } => {
+                            for q in params {
+                                q.ty.kind = TypeKind::Error;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                f.agents[0].params[0].ty.kind = TypeKind::Error;
+            }
+            Module::Plans(f) => {
+                // Build's body and Shutdown's body become errors; Produce's handler believes an error
+                f.plans[1].body = Some(Proc {
+                    kind: ProcKind::Error,
+                    span: f.plans[1].span,
+                });
+                f.plans[3].body = Some(Proc {
+                    kind: ProcKind::Error,
+                    span: f.plans[3].span,
+                });
+                if let ProcKind::Believe(atom) = &mut f.plans[2].handlers[0].body.kind {
+                    atom.args[0] = err_expr(atom.args[0].span);
+                }
+                f.plans[0].params[0].ty.kind = TypeKind::Error;
+            }
+            Module::Values(_) => {}
+        }
+    }
+    let (_, d) = super::resolve(&loaded.sources, &parsed);
+    let unexpected: Vec<String> = d
+        .iter()
+        .filter(|d| {
+            !matches!(
+                d.code,
+                super::codes::UNUSED_PARAM | super::codes::UNUSED_BELIEF
+            )
+        })
+        .map(|d| format!("{} {}", d.code, d.message))
+        .collect();
+    assert!(unexpected.is_empty(), "{unexpected:#?}");
+}
+
+/// Names the parser could not read become placeholders (empty names); the checks say nothing
+/// about them.
+#[test]
+fn placeholders_after_syntax_errors_are_not_reported() {
+    for body in [
+        "believe ; SKIP",
+        "forget done(1) ; tell ; SKIP",
+        "abort ; believe done(1)",
+        "x ← ; believe done(1)",
+        "1 → ; believe done(1)",
+        "( : believe done(1) ‖ SKIP)",
+        "believe done(1) ; (1)",
+    ] {
+        let hk = format!("plan Finish() : Operator ≔ {body}\n");
+        let ha = "agent Operator() : Agency\n{\n  belief done(n: Int)\n  desire Finished reachable by [Work]\n  commit single_minded\n  intend Work for Finished when ¬B(self) done(1)\n  achieved Finished when B(self) done(1)\n  plan Work ↦ Line.Finish\n}\n";
+        let got = only_codes(codes(&[("Operator.ha", ha), ("Line.hk", &hk)]));
+        assert!(!got.is_empty(), "{body}: a syntax error is expected");
+        assert!(got.iter().all(|c| &c[2..] < "0020"), "{body}: {got:?}");
+    }
+    for line in [
+        "  intend for Finished when ¬B(self) done(1)",
+        "  when B(self) done(1) attend",
+        "  achieved Finished when B() done(1)",
+        "  belief (n: Int)",
+        "  commit",
+        "  plan  ↦ Line.Finish",
+    ] {
+        let ha = format!(
+            "agent Operator() : Agency\n{{\n  belief done(n: Int)\n  desire Finished reachable by [Work]\n  commit single_minded\n  intend Work for Finished when ¬B(self) done(1)\n  achieved Finished when B(self) done(1)\n  plan Work ↦ Line.Finish\n{line}\n}}\n"
+        );
+        let got = only_codes(codes(&[
+            ("Operator.ha", &ha),
+            ("Line.hk", "plan Finish() : Operator ≔ believe done(1)\n"),
+        ]));
+        assert!(!got.is_empty(), "{line}: a syntax error is expected");
+        assert!(got.iter().all(|c| &c[2..] < "0020"), "{line}: {got:?}");
+    }
+    for line in [
+        "  option  ≔ 1.0",
+        "  policy softmax( = 0.5)",
+        "  option Work ≔ .n",
+    ] {
+        let hb = format!("values Operator {{\n{line}\n}}\n");
+        let got = only_codes(codes(&[
+            ("Operator.ha", SEED_HA),
+            ("Line.hk", SEED_HK),
+            ("Values.hb", &hb),
+        ]));
+        assert!(!got.is_empty(), "{line}: a syntax error is expected");
+        assert!(got.iter().all(|c| &c[2..] < "0020"), "{line}: {got:?}");
+    }
+}
+
+#[test]
+fn the_design_notes_values_block_checks_clean_and_resolves() {
+    let hb = "values Operator {\n  option Work ≔ 1.0 - 0.1 * made.count      -- numeric features read from beliefs\n  option Stop ≔ 10.0 + learned(Stop)          -- learned(P): value learned from P's rewards\n  policy softmax(temperature = 0.5)\n}\n";
+    let (_, d) = diagnostics(&[
+        ("Operator.ha", SEED_HA),
+        ("Line.hk", SEED_HK),
+        ("Values.hb", hb),
+    ]);
+    assert!(d.is_empty(), "{d:#?}");
+    let mut loaded = Loaded::default();
+    for (p, t) in [
+        ("Operator.ha", SEED_HA),
+        ("Line.hk", SEED_HK),
+        ("Values.hb", hb),
+    ] {
+        add_bytes(&mut loaded, p.into(), t.into());
+    }
+    let parsed: Vec<crate::ParsedFile> = loaded
+        .sources
+        .files()
+        .iter()
+        .map(|f| crate::ParsedFile {
+            file: f.id,
+            module: crate::syntax::parse(f).0,
+        })
+        .collect();
+    let (p, _) = super::resolve(&loaded.sources, &parsed);
+    assert_eq!(p.values.len(), 1);
+    assert_eq!(
+        p.values[0].policy,
+        super::Policy::Softmax { temperature: 0.5 }
+    );
+    assert_eq!(
+        p.values[0]
+            .options
+            .iter()
+            .map(|(b, _)| *b)
+            .collect::<Vec<_>>(),
+        [0, 1]
+    );
+}
+
+#[test]
+fn policies_and_their_arguments() {
+    let run = |policy: &str| {
+        let hb = format!("values Operator {{\n  option Work ≔ 1.0\n  policy {policy}\n}}\n");
+        only_codes(codes(&[
+            ("Operator.ha", SEED_HA),
+            ("Line.hk", SEED_HK),
+            ("Values.hb", &hb),
+        ]))
+    };
+    assert!(run("greedy").is_empty());
+    assert!(run("epsilon_greedy(epsilon = 0)").is_empty());
+    assert!(run("epsilon_greedy(epsilon = 1)").is_empty());
+    assert!(run("ucb(c = 0)").is_empty());
+    assert_eq!(run("greedy(epsilon = 0.1)"), ["HB0028"]);
+    assert_eq!(run("softmax"), ["HB0028"]);
+    assert_eq!(
+        run("softmax(temperature = 0.5, temperature = 1.0)"),
+        ["HB0028"]
+    );
+    assert_eq!(run("softmax(temperature = 0)"), ["HB0029"]);
+    assert_eq!(run("ucb(c = -1)"), ["HB0029"]);
+    assert_eq!(run("epsilon_greedy(epsilon = -0.1)"), ["HB0029"]);
+    assert_eq!(run("softmax(temperature = made)"), ["HB0029"]);
+    assert_eq!(run("boltzmann(temperature = 1.0)"), ["HB0027"]);
 }

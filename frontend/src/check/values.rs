@@ -26,6 +26,7 @@ impl Checker<'_> {
         for (file, vf) in files {
             for (index, b) in vf.blocks.iter().enumerate() {
                 let agent = match self.program.agent(&b.agent.name) {
+                    None if b.agent.name.is_empty() => None,
                     Some((id, _)) => Some(id),
                     None => {
                         if !self.dialect_tainted(Dialect::Agent) {
@@ -97,6 +98,13 @@ impl Checker<'_> {
                         unknown: codes::VALUES_UNKNOWN_NAME,
                         cycle: codes::VALUES_CYCLE,
                         not_numeric: codes::VALUES_NOT_NUMERIC,
+                        known: names
+                            .iter()
+                            .chain(outer_tys.keys())
+                            .cloned()
+                            .collect::<std::collections::BTreeSet<_>>()
+                            .into_iter()
+                            .collect(),
                     },
                     &mut other,
                 );
@@ -106,6 +114,9 @@ impl Checker<'_> {
                 let mut seen_opt: HashMap<String, Span> = HashMap::new();
                 let mut opt_exprs = Vec::new();
                 for o in &b.options {
+                    if o.plan.name.is_empty() {
+                        continue;
+                    }
                     if let Some(&first) = seen_opt.get(&o.plan.name) {
                         self.dup_option(o.plan.span, first, "option", &o.plan.name);
                         continue;
@@ -152,6 +163,13 @@ impl Checker<'_> {
                         unknown: codes::VALUES_UNKNOWN_NAME,
                         cycle: codes::VALUES_CYCLE,
                         not_numeric: codes::VALUES_NOT_NUMERIC,
+                        known: names
+                            .iter()
+                            .chain(outer_tys.keys())
+                            .cloned()
+                            .collect::<std::collections::BTreeSet<_>>()
+                            .into_iter()
+                            .collect(),
                     },
                     &mut other,
                 );
@@ -187,6 +205,9 @@ impl Checker<'_> {
         match &e.kind {
             ExprKind::Field { base, field } => {
                 let Some(a) = ai else { return Some(Ty::Error) };
+                if base.name.is_empty() || field.name.is_empty() {
+                    return Some(Ty::Error);
+                }
                 let agent = &self.program.agents[a];
                 let an = agent.name.clone();
                 let Some(bi) = agent.belief(&base.name) else {
@@ -328,6 +349,9 @@ impl Checker<'_> {
         let Some(p) = policies.first() else {
             return Policy::Greedy;
         };
+        if p.name.name.is_empty() {
+            return Policy::Greedy; // a placeholder after a syntax error
+        }
         let Some((_, params)) = POLICIES.iter().find(|(n, _)| *n == p.name.name) else {
             let names: Vec<&str> = POLICIES.iter().map(|(n, _)| *n).collect();
             self.emit(
@@ -341,6 +365,10 @@ impl Checker<'_> {
         let mut given: HashMap<&str, f64> = HashMap::new();
         let mut ok = true;
         for (k, v) in &p.args {
+            if k.name.is_empty() {
+                ok = false;
+                continue;
+            }
             if !params.contains(&k.name.as_str()) {
                 ok = false;
                 let help = if params.is_empty() {
@@ -412,7 +440,11 @@ impl Checker<'_> {
             }
         }
         for want in params.iter() {
-            if !given.contains_key(want) && !p.args.iter().any(|(k, _)| k.name == *want) {
+            let placeholder = p.args.iter().any(|(k, _)| k.name.is_empty());
+            if !placeholder
+                && !given.contains_key(want)
+                && !p.args.iter().any(|(k, _)| k.name == *want)
+            {
                 ok = false;
                 self.emit(
                     Diagnostic::error(
