@@ -28,10 +28,27 @@ pub struct Args {
 
 /// When to colour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-enum Color {
+pub enum Color {
+    /// Colour a terminal unless NO_COLOR is set.
     Auto,
+    /// Always colour.
     Always,
+    /// Never colour.
     Never,
+}
+
+impl Color {
+    /// Whether to colour standard output.
+    pub fn enabled(self) -> bool {
+        match self {
+            Color::Always => true,
+            Color::Never => false,
+            Color::Auto => {
+                std::io::stdout().is_terminal()
+                    && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            }
+        }
+    }
 }
 
 /// Where a span is, in the 1-based lines and character columns the reports print. The end is
@@ -104,14 +121,7 @@ pub fn run(args: &Args) -> u8 {
     let clean = is_clean(summary, args.deny_warnings);
     let text = match args.format {
         Format::Human => {
-            let color = match args.color {
-                Color::Always => true,
-                Color::Never => false,
-                Color::Auto => {
-                    std::io::stdout().is_terminal()
-                        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                }
-            };
+            let color = args.color.enabled();
             let mut text = String::new();
             for d in &checked.diagnostics {
                 text.push_str(&render::render(d, &loaded.sources, color));
@@ -128,12 +138,12 @@ pub fn run(args: &Args) -> u8 {
 }
 
 /// Whether a check passes (exit code 0): no error, and no warning when warnings are denied.
-fn is_clean(summary: Summary, deny_warnings: bool) -> bool {
+pub fn is_clean(summary: Summary, deny_warnings: bool) -> bool {
     summary.errors == 0 && !(deny_warnings && summary.warnings > 0)
 }
 
 /// What to do about a load error.
-fn hint(e: &LoadError) -> &'static str {
+pub fn hint(e: &LoadError) -> &'static str {
     match e {
         LoadError::Unreadable { .. } => {
             "check the path: `hilbert check` takes files and directories of .ha, .hk and .hb sources"
@@ -149,7 +159,7 @@ fn hint(e: &LoadError) -> &'static str {
 
 /// The SHA-256 of every loaded file's bytes. A decoded file's text is its bytes; a file that was
 /// not UTF-8 is read again, since its text was decoded lossily.
-fn digests(loaded: &Loaded) -> Result<Vec<Input>, (String, std::io::Error)> {
+pub fn digests(loaded: &Loaded) -> Result<Vec<Input>, (String, std::io::Error)> {
     loaded
         .sources
         .files()

@@ -103,6 +103,11 @@ pub fn report(
     text
 }
 
+/// One diagnostic as the JSON reports write it (shared by `check` and `build`).
+pub fn diagnostic_value(sources: &SourceMap, d: &Diagnostic) -> serde_json::Value {
+    serde_json::to_value(diagnostic(sources, d)).unwrap_or_default()
+}
+
 fn diagnostic<'a>(sources: &SourceMap, d: &'a Diagnostic) -> DiagnosticJson<'a> {
     let at = locate(sources, d.span);
     DiagnosticJson {

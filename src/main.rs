@@ -1,9 +1,11 @@
-//! The `hilbert` command line: `hilbert check` and `hilbert explain` (see `docs/cli.md`).
+//! The `hilbert` command line: `hilbert check`, `hilbert build` and `hilbert explain` (see
+//! `docs/cli.md`).
 //!
 //! This is the only place that prints or exits. Exit codes: 0 clean, 1 refused (errors, or
 //! warnings under `--deny-warnings`), 2 a usage or environment error (clap's own usage errors
 //! exit 2 as well). Nothing here panics on any input: every failure is a message and a code.
 
+mod build;
 mod check;
 mod explain;
 mod json;
@@ -25,6 +27,8 @@ struct Cli {
 enum Command {
     /// Parse and check the sources, without exploring the plan networks.
     Check(check::Args),
+    /// Check, explore every plan network, and prove its obligations.
+    Build(build::Args),
     /// Say what a diagnostic code means, with an example and the fix.
     Explain(explain::Args),
 }
@@ -47,6 +51,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let code = match cli.command {
         Command::Check(args) => check::run(&args),
+        Command::Build(args) => build::run(&args),
         Command::Explain(args) => explain::run(&args),
     };
     ExitCode::from(code)

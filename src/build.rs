@@ -1,0 +1,327 @@
+//! `hilbert build [PATH…]`: check, explore every plan network, prove its obligations and report
+//! the theorems. Until the kernel re-checks certificates, every theorem's `kernel` is `pending`
+//! and the build is not admitted (exit code 1): the frontend alone never admits a build.
+
+use crate::check::{Color, Input, digests, hint, locate};
+use crate::{Format, output, sarif};
+use hilbert_frontend::explore::Limits;
+use hilbert_frontend::obligations::{self, Counterexample, Proofs, Status, Theorem};
+use hilbert_frontend::project;
+use hilbert_frontend::render::{self, Summary};
+use hilbert_frontend::{Diagnostic, SourceMap, check_project};
+use serde::Serialize;
+use std::time::Instant;
+
+/// The options of `hilbert build`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Files or directories (every .ha, .hk and .hb file under them); none means the current
+    /// directory.
+    #[arg(value_name = "PATH")]
+    paths: Vec<String>,
+    /// How to write the report.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+    /// Treat warnings as errors.
+    #[arg(long)]
+    deny_warnings: bool,
+    /// Stop exploring a network after this many states; its obligations are then `unproved`.
+    #[arg(long, value_name = "N", default_value_t = 10_000_000)]
+    max_states: usize,
+    /// Worker threads for the exploration (0: all cores).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    jobs: usize,
+    /// Colour the human report.
+    #[arg(long, value_enum, default_value_t = Color::Auto)]
+    color: Color,
+}
+
+/// Runs the command and returns its exit code.
+pub fn run(args: &Args) -> u8 {
+    let paths = if args.paths.is_empty() {
+        vec![".".to_string()]
+    } else {
+        args.paths.clone()
+    };
+    let loaded = match project::load(&paths) {
+        Ok(loaded) => loaded,
+        Err(e) => return output::fail(&e.to_string(), hint(&e)),
+    };
+    let inputs = match digests(&loaded) {
+        Ok(inputs) => inputs,
+        Err((path, e)) => {
+            return output::fail(
+                &format!("cannot read `{path}` again to digest it: {e}"),
+                "the file changed or vanished while it was being built; build again",
+            );
+        }
+    };
+    let checked = check_project(&loaded);
+    let started = Instant::now();
+    let limits = Limits {
+        max_states: args.max_states,
+        jobs: args.jobs,
+    };
+    let proofs = match &checked.ir {
+        Some(ir) if !checked.has_errors() => {
+            obligations::prove(ir, &checked.program, &loaded.sources, limits)
+        }
+        _ => Proofs::default(),
+    };
+    let explore_seconds = started.elapsed().as_secs_f64();
+    let mut diagnostics = checked.diagnostics.clone();
+    diagnostics.extend(proofs.diagnostics.iter().cloned());
+    diagnostics.sort_by_key(|d| (d.span.file, d.span.start, d.code));
+    let summary = Summary::of(&diagnostics, loaded.sources.files().len());
+    let bounded = proofs
+        .theorems
+        .iter()
+        .any(|t| matches!(&t.status, Status::Unproved(r) if r.contains("--max-states")));
+    // Only the kernel admits a build, and it does not check certificates yet.
+    let admitted = false;
+    let text = match args.format {
+        Format::Human => human(&loaded.sources, &diagnostics, &proofs, summary, args),
+        Format::Json => json(
+            &loaded.sources,
+            &inputs,
+            &diagnostics,
+            &proofs,
+            admitted,
+            explore_seconds,
+        ),
+        Format::Sarif => sarif::report(&loaded.sources, &diagnostics),
+    };
+    output::stdout(&text);
+    if bounded {
+        // A resource bound passed is an environment matter: said as such, exit code 2.
+        return crate::EXIT_USAGE;
+    }
+    u8::from(!admitted)
+}
+
+fn human(
+    sources: &SourceMap,
+    diagnostics: &[Diagnostic],
+    proofs: &Proofs,
+    summary: Summary,
+    args: &Args,
+) -> String {
+    let color = args.color.enabled();
+    let mut text = String::new();
+    for d in diagnostics {
+        text.push_str(&render::render(d, sources, color));
+        text.push('\n');
+    }
+    if summary.errors > 0 {
+        text.push_str(&summary.render(args.deny_warnings, color));
+        return text;
+    }
+    let width = proofs
+        .theorems
+        .iter()
+        .map(|t| t.name.chars().count())
+        .max()
+        .unwrap_or(0);
+    for t in &proofs.theorems {
+        text.push_str(&format!(
+            "theorem {:width$} : {}\n",
+            t.name,
+            t.statement,
+            width = width
+        ));
+        let counts = format!("{} states, {} transitions", t.states, t.transitions);
+        match &t.status {
+            Status::Proved => text.push_str(&format!("  proved ({counts}); kernel: pending\n")),
+            Status::Unproved(reason) => {
+                text.push_str(&format!("  unproved: {reason} ({counts})\n"));
+            }
+            Status::Refuted(cex) => {
+                text.push_str(&format!("  refuted ({counts})\n"));
+                text.push_str(&show_counterexample(cex));
+            }
+        }
+    }
+    let count = |w: &str| {
+        proofs
+            .theorems
+            .iter()
+            .filter(|t| t.status.word() == w)
+            .count()
+    };
+    text.push_str(&format!(
+        "\n{} theorems: {} proved, {} refuted, {} unproved; {} warning{}\n",
+        proofs.theorems.len(),
+        count("proved"),
+        count("refuted"),
+        count("unproved"),
+        summary.warnings,
+        if summary.warnings == 1 { "" } else { "s" },
+    ));
+    text.push_str(
+        "not admitted: the kernel does not re-check certificates yet, and only the kernel admits a build\n",
+    );
+    text
+}
+
+/// A counterexample as numbered steps, with the cycle marked.
+fn show_counterexample(cex: &Counterexample) -> String {
+    let mut text = String::from("  counterexample, from the scene:\n");
+    if cex.steps.is_empty() {
+        text.push_str("    (the scene's first state)\n");
+    }
+    for (i, s) in cex.steps.iter().enumerate() {
+        if cex.cycle_from == Some(i) {
+            text.push_str("    -- the cycle starts here and repeats forever --\n");
+        }
+        let mut changes: Vec<String> = s.beliefs_added.iter().map(|a| format!("+{a}")).collect();
+        changes.extend(s.beliefs_removed.iter().map(|a| format!("-{a}")));
+        let changes = if changes.is_empty() {
+            String::new()
+        } else {
+            format!("   {}", changes.join(" "))
+        };
+        text.push_str(&format!(
+            "    {:>3}. {}: {}{}\n",
+            i + 1,
+            s.process,
+            s.event,
+            changes
+        ));
+    }
+    text.push_str(&format!("    => {}\n", cex.conclusion));
+    text
+}
+
+#[derive(Serialize)]
+struct Report<'a> {
+    schema_version: u32,
+    tool: Tool,
+    inputs: Vec<InputJson<'a>>,
+    admitted: bool,
+    diagnostics: Vec<serde_json::Value>,
+    theorems: Vec<TheoremJson<'a>>,
+    stats: Stats,
+}
+
+#[derive(Serialize)]
+struct Tool {
+    name: &'static str,
+    version: &'static str,
+}
+
+#[derive(Serialize)]
+struct InputJson<'a> {
+    path: &'a str,
+    sha256: &'a str,
+}
+
+#[derive(Serialize)]
+struct TheoremJson<'a> {
+    name: &'a str,
+    statement: &'a str,
+    status: &'static str,
+    reason: Option<&'a str>,
+    kernel: &'static str,
+    kernel_reason: Option<&'static str>,
+    states: usize,
+    transitions: usize,
+    certificate: Option<String>,
+    counterexample: Option<CexJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct CexJson<'a> {
+    steps: Vec<StepJson<'a>>,
+    cycle_from: Option<usize>,
+    conclusion: &'a str,
+}
+
+#[derive(Serialize)]
+struct StepJson<'a> {
+    process: &'a str,
+    event: &'a str,
+    beliefs_added: &'a [String],
+    beliefs_removed: &'a [String],
+}
+
+#[derive(Serialize)]
+struct Stats {
+    states: usize,
+    transitions: usize,
+    explore_seconds: f64,
+    kernel_seconds: Option<f64>,
+}
+
+fn theorem(t: &Theorem) -> TheoremJson<'_> {
+    TheoremJson {
+        name: &t.name,
+        statement: &t.statement,
+        status: t.status.word(),
+        reason: match &t.status {
+            Status::Unproved(r) => Some(r),
+            _ => None,
+        },
+        kernel: "pending",
+        kernel_reason: Some("the kernel does not re-check certificates yet"),
+        states: t.states,
+        transitions: t.transitions,
+        certificate: None,
+        counterexample: match &t.status {
+            Status::Refuted(c) => Some(CexJson {
+                steps: c
+                    .steps
+                    .iter()
+                    .map(|s| StepJson {
+                        process: &s.process,
+                        event: &s.event,
+                        beliefs_added: &s.beliefs_added,
+                        beliefs_removed: &s.beliefs_removed,
+                    })
+                    .collect(),
+                cycle_from: c.cycle_from,
+                conclusion: &c.conclusion,
+            }),
+            _ => None,
+        },
+    }
+}
+
+fn json(
+    sources: &SourceMap,
+    inputs: &[Input],
+    diagnostics: &[Diagnostic],
+    proofs: &Proofs,
+    admitted: bool,
+    explore_seconds: f64,
+) -> String {
+    let report = Report {
+        schema_version: crate::json::SCHEMA_VERSION,
+        tool: Tool {
+            name: "hilbert",
+            version: env!("CARGO_PKG_VERSION"),
+        },
+        inputs: inputs
+            .iter()
+            .map(|i| InputJson {
+                path: &i.path,
+                sha256: &i.sha256,
+            })
+            .collect(),
+        admitted,
+        diagnostics: diagnostics
+            .iter()
+            .map(|d| crate::json::diagnostic_value(sources, d))
+            .collect(),
+        theorems: proofs.theorems.iter().map(theorem).collect(),
+        stats: Stats {
+            states: proofs.states,
+            transitions: proofs.transitions,
+            explore_seconds,
+            kernel_seconds: None,
+        },
+    };
+    let _ = locate;
+    let mut text = serde_json::to_string_pretty(&report).unwrap_or_default();
+    text.push('\n');
+    text
+}
