@@ -2,7 +2,8 @@
 //! does not; and the documented codes are exactly the declared ones.
 
 use hilbert_frontend::explain::{self, ExampleFile};
-use hilbert_frontend::{Code, Dialect, Severity, check_project, project, syntax};
+use hilbert_frontend::explore::Limits;
+use hilbert_frontend::{Code, Dialect, Severity, check_project, lower, obligations, project, syntax};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -41,7 +42,12 @@ fn check_files(tag: &str, files: &[ExampleFile], code: Code) -> (Vec<Severity>, 
     }
     let loaded = project::load(&[dir.0.display().to_string()])
         .unwrap_or_else(|e| panic!("{tag}: the example does not load: {e}"));
-    let checked = check_project(&loaded);
+    let mut checked = check_project(&loaded);
+    // The obligation codes (HK0069) come from proving, which a build does after checking.
+    if let (Some(ir), false) = (&checked.ir, checked.has_errors()) {
+        let proofs = obligations::prove(ir, &checked.program, &loaded.sources, Limits::default());
+        checked.diagnostics.extend(proofs.diagnostics);
+    }
     let severities = checked
         .diagnostics
         .iter()
@@ -98,6 +104,8 @@ fn declared_codes() -> BTreeSet<Code> {
         }
     }
     codes.extend(hilbert_frontend::check::codes::ALL.iter().copied());
+    codes.extend(lower::CODES.iter().copied());
+    codes.extend(obligations::CODES.iter().copied());
     codes
 }
 
