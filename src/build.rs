@@ -1,14 +1,16 @@
-//! `hilbert build [PATH…]`: check, explore every plan network, prove its obligations and report
-//! the theorems. Until the kernel re-checks certificates, every theorem's `kernel` is `pending`
-//! and the build is not admitted (exit code 1): the frontend alone never admits a build.
+//! `hilbert build [PATH…]`: check, explore every plan network, prove its obligations, write one
+//! certificate per network under `--out`, and let the kernel re-check each. The build is admitted
+//! (exit code 0) only on the kernel's word: the frontend alone never admits a build.
 
 use crate::check::{Color, Input, digests, hint, locate};
 use crate::{Format, output, sarif};
+use hilbert_certificates::cert::SourceDigest;
 use hilbert_frontend::explore::Limits;
 use hilbert_frontend::obligations::{self, Counterexample, Proofs, Status, Theorem};
 use hilbert_frontend::project;
 use hilbert_frontend::render::{self, Summary};
 use hilbert_frontend::{Diagnostic, SourceMap, check_project};
+use hilbert_kernel::check::Verdict;
 use serde::Serialize;
 use std::time::Instant;
 
@@ -31,9 +33,70 @@ pub struct Args {
     /// Worker threads for the exploration (0: all cores).
     #[arg(long, value_name = "N", default_value_t = 0)]
     jobs: usize,
+    /// Where to write the certificates (one per plan network).
+    #[arg(long, value_name = "DIR", default_value = "target/hilbert")]
+    out: String,
     /// Colour the human report.
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     color: Color,
+}
+
+/// The kernel's word on one theorem.
+#[derive(Clone, Debug)]
+struct KernelWord {
+    admitted: bool,
+    reason: Option<String>,
+    certificate: Option<String>,
+}
+
+/// Writes every certificate under `out`, reads it back and hands it to the kernel. Returns the
+/// kernel's word per theorem name, and whether every certificate was admitted.
+fn kernel(
+    proofs: &Proofs,
+    out: &str,
+    digests: &[[u8; 32]],
+) -> Result<(Vec<(String, KernelWord)>, bool, f64), String> {
+    std::fs::create_dir_all(out).map_err(|e| format!("cannot create `{out}`: {e}"))?;
+    let started = Instant::now();
+    let mut words = Vec::new();
+    let mut all = true;
+    for c in &proofs.certificates {
+        let path = format!("{}/{}.cert", out.trim_end_matches('/'), c.name);
+        std::fs::write(&path, &c.bytes).map_err(|e| format!("cannot write `{path}`: {e}"))?;
+        let bytes = std::fs::read(&path).map_err(|e| format!("cannot read `{path}` back: {e}"))?;
+        let report = hilbert_kernel::check::check(&bytes, Some(digests));
+        all &= report.admitted.is_some();
+        for name in &c.theorems {
+            let verdict = report.obligations.iter().find(|(n, _)| n == name);
+            let word = match (&report.invalid, verdict) {
+                (Some(why), _) => KernelWord {
+                    admitted: false,
+                    reason: Some(format!("invalid certificate: {why}")),
+                    certificate: Some(path.clone()),
+                },
+                (None, Some((_, Verdict::Proved))) => KernelWord {
+                    admitted: true,
+                    reason: None,
+                    certificate: Some(path.clone()),
+                },
+                (None, Some((_, Verdict::Refused(r)))) => KernelWord {
+                    admitted: false,
+                    reason: Some(format!("{}: {}", r.rule, r.reason)),
+                    certificate: Some(path.clone()),
+                },
+                (None, None) => {
+                    all = false;
+                    KernelWord {
+                        admitted: false,
+                        reason: Some("the kernel derives no such obligation".into()),
+                        certificate: Some(path.clone()),
+                    }
+                }
+            };
+            words.push((name.clone(), word));
+        }
+    }
+    Ok((words, all, started.elapsed().as_secs_f64()))
 }
 
 /// Runs the command and returns its exit code.
@@ -62,10 +125,21 @@ pub fn run(args: &Args) -> u8 {
         max_states: args.max_states,
         jobs: args.jobs,
     };
+    let source_digests: Vec<SourceDigest> = inputs
+        .iter()
+        .map(|i| SourceDigest {
+            path: i.path.clone(),
+            sha256: unhex(&i.sha256),
+        })
+        .collect();
     let proofs = match &checked.ir {
-        Some(ir) if !checked.has_errors() => {
-            obligations::prove(ir, &checked.program, &loaded.sources, limits)
-        }
+        Some(ir) if !checked.has_errors() => obligations::prove(
+            ir,
+            &checked.program,
+            &loaded.sources,
+            &source_digests,
+            limits,
+        ),
         _ => Proofs::default(),
     };
     let explore_seconds = started.elapsed().as_secs_f64();
@@ -77,17 +151,41 @@ pub fn run(args: &Args) -> u8 {
         .theorems
         .iter()
         .any(|t| matches!(&t.status, Status::Unproved(r) if r.contains("--max-states")));
-    // Only the kernel admits a build, and it does not check certificates yet.
-    let admitted = false;
+    let digests: Vec<[u8; 32]> = source_digests.iter().map(|d| d.sha256).collect();
+    let (words, all_certificates, kernel_seconds) = match kernel(&proofs, &args.out, &digests) {
+        Ok(k) => k,
+        Err(e) => {
+            return output::fail(&e, "choose a writable directory with --out DIR");
+        }
+    };
+    // Only the kernel admits: every theorem admitted by it, every certificate admitted, no error,
+    // and no warning when warnings are denied.
+    let admitted = summary.errors == 0
+        && !(args.deny_warnings && summary.warnings > 0)
+        && all_certificates
+        && proofs
+            .theorems
+            .iter()
+            .all(|t| words.iter().any(|(n, w)| *n == t.name && w.admitted));
     let text = match args.format {
-        Format::Human => human(&loaded.sources, &diagnostics, &proofs, summary, args),
+        Format::Human => human(
+            &loaded.sources,
+            &diagnostics,
+            &proofs,
+            &words,
+            admitted,
+            summary,
+            args,
+        ),
         Format::Json => json(
             &loaded.sources,
             &inputs,
             &diagnostics,
             &proofs,
+            &words,
             admitted,
             explore_seconds,
+            kernel_seconds,
         ),
         Format::Sarif => sarif::report(&loaded.sources, &diagnostics),
     };
@@ -99,10 +197,16 @@ pub fn run(args: &Args) -> u8 {
     u8::from(!admitted)
 }
 
+fn word<'a>(words: &'a [(String, KernelWord)], name: &str) -> Option<&'a KernelWord> {
+    words.iter().find(|(n, _)| n == name).map(|(_, w)| w)
+}
+
 fn human(
     sources: &SourceMap,
     diagnostics: &[Diagnostic],
     proofs: &Proofs,
+    words: &[(String, KernelWord)],
+    admitted: bool,
     summary: Summary,
     args: &Args,
 ) -> String {
@@ -130,8 +234,16 @@ fn human(
             width = width
         ));
         let counts = format!("{} states, {} transitions", t.states, t.transitions);
+        let kernel = match word(words, &t.name) {
+            Some(w) if w.admitted => "kernel: admitted".to_string(),
+            Some(w) => format!(
+                "kernel: refused ({})",
+                w.reason.as_deref().unwrap_or("no reason given")
+            ),
+            None => "kernel: no certificate".to_string(),
+        };
         match &t.status {
-            Status::Proved => text.push_str(&format!("  proved ({counts}); kernel: pending\n")),
+            Status::Proved => text.push_str(&format!("  proved ({counts}); {kernel}\n")),
             Status::Unproved(reason) => {
                 text.push_str(&format!("  unproved: {reason} ({counts})\n"));
             }
@@ -157,9 +269,11 @@ fn human(
         summary.warnings,
         if summary.warnings == 1 { "" } else { "s" },
     ));
-    text.push_str(
-        "not admitted: the kernel does not re-check certificates yet, and only the kernel admits a build\n",
-    );
+    text.push_str(if admitted {
+        "admitted: the kernel re-checked every certificate\n"
+    } else {
+        "not admitted: only a build whose every theorem the kernel admits is admitted\n"
+    });
     text
 }
 
@@ -222,7 +336,7 @@ struct TheoremJson<'a> {
     status: &'static str,
     reason: Option<&'a str>,
     kernel: &'static str,
-    kernel_reason: Option<&'static str>,
+    kernel_reason: Option<String>,
     states: usize,
     transitions: usize,
     certificate: Option<String>,
@@ -252,7 +366,8 @@ struct Stats {
     kernel_seconds: Option<f64>,
 }
 
-fn theorem(t: &Theorem) -> TheoremJson<'_> {
+fn theorem<'a>(t: &'a Theorem, words: &[(String, KernelWord)]) -> TheoremJson<'a> {
+    let w = word(words, &t.name);
     TheoremJson {
         name: &t.name,
         statement: &t.statement,
@@ -261,11 +376,18 @@ fn theorem(t: &Theorem) -> TheoremJson<'_> {
             Status::Unproved(r) => Some(r),
             _ => None,
         },
-        kernel: "pending",
-        kernel_reason: Some("the kernel does not re-check certificates yet"),
+        kernel: if w.is_some_and(|w| w.admitted) {
+            "admitted"
+        } else {
+            "refused"
+        },
+        kernel_reason: match w {
+            Some(w) => w.reason.clone(),
+            None => Some("no certificate: the plan cannot be explored".into()),
+        },
         states: t.states,
         transitions: t.transitions,
-        certificate: None,
+        certificate: w.and_then(|w| w.certificate.clone()),
         counterexample: match &t.status {
             Status::Refuted(c) => Some(CexJson {
                 steps: c
@@ -286,13 +408,16 @@ fn theorem(t: &Theorem) -> TheoremJson<'_> {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn json(
     sources: &SourceMap,
     inputs: &[Input],
     diagnostics: &[Diagnostic],
     proofs: &Proofs,
+    words: &[(String, KernelWord)],
     admitted: bool,
     explore_seconds: f64,
+    kernel_seconds: f64,
 ) -> String {
     let report = Report {
         schema_version: crate::json::SCHEMA_VERSION,
@@ -312,16 +437,28 @@ fn json(
             .iter()
             .map(|d| crate::json::diagnostic_value(sources, d))
             .collect(),
-        theorems: proofs.theorems.iter().map(theorem).collect(),
+        theorems: proofs.theorems.iter().map(|t| theorem(t, words)).collect(),
         stats: Stats {
             states: proofs.states,
             transitions: proofs.transitions,
             explore_seconds,
-            kernel_seconds: None,
+            kernel_seconds: Some(kernel_seconds),
         },
     };
     let _ = locate;
     let mut text = serde_json::to_string_pretty(&report).unwrap_or_default();
     text.push('\n');
     text
+}
+
+/// The bytes of a lowercase hex digest (as the inputs carry it).
+fn unhex(hex: &str) -> [u8; 32] {
+    let mut out = [0u8; 32];
+    for (i, byte) in out.iter_mut().enumerate() {
+        *byte = hex
+            .get(2 * i..2 * i + 2)
+            .and_then(|h| u8::from_str_radix(h, 16).ok())
+            .unwrap_or(0);
+    }
+    out
 }

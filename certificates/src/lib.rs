@@ -3,4 +3,5 @@
 //!
 //! Today it holds the core IR ([`ir`]), which the explorer, the kernel and the runtime all read.
 
+pub mod cert;
 pub mod ir;

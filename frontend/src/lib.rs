@@ -8,6 +8,7 @@
 //! **Invariant:** nothing here prints, exits or panics on bad input; every finding is a
 //! [`Diagnostic`] value with a code, a span and (where one exists) a fix.
 
+pub mod certify;
 pub mod check;
 pub mod diagnostic;
 pub mod explain;

@@ -10,11 +10,13 @@
 //! - `Plan_tell_feasible_N`: at the N-th `tell j φ` of a plan, the teller believes φ and does
 //!   not believe `B(j) φ`.
 
+use crate::certify;
 use crate::check::{BindingTarget, Program};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::explore::{self, Graph, Limits, StateId, describe_event, show_value};
 use crate::source::{Dialect, SourceMap, Span};
 use crate::syntax::ast;
+use hilbert_certificates::cert::SourceDigest;
 use hilbert_certificates::ir::{self, Cond, Ir, Network, Node, PatternArg};
 use hilbert_kernel::eval::holds;
 use hilbert_kernel::semantics::{Atom, Fault, Semantics, State};
@@ -87,9 +89,22 @@ pub struct Theorem {
     pub transitions: usize,
 }
 
+/// The certificate of one network, for the kernel.
+#[derive(Clone, Debug)]
+pub struct NetworkCertificate {
+    /// `Agent.Binding`: the file name's stem.
+    pub name: String,
+    /// The theorems it is the evidence for.
+    pub theorems: Vec<String>,
+    /// The certificate's bytes.
+    pub bytes: Vec<u8>,
+}
+
 /// The theorems of a build and the warnings proving them produced.
 #[derive(Clone, Debug, Default)]
 pub struct Proofs {
+    /// One certificate per explored network.
+    pub certificates: Vec<NetworkCertificate>,
     /// Every theorem, in the order of agents, bindings and obligations.
     pub theorems: Vec<Theorem>,
     /// Warnings (HK0069).
@@ -133,8 +148,15 @@ pub fn show_atom(ir: &Ir, net: &Network, atom: &Atom) -> String {
     }
 }
 
-/// Proves every obligation of the project.
-pub fn prove(ir: &Ir, program: &Program, sources: &SourceMap, limits: Limits) -> Proofs {
+/// Proves every obligation of the project, and writes each network's certificate (with the
+/// given source digests) for the kernel.
+pub fn prove(
+    ir: &Ir,
+    program: &Program,
+    sources: &SourceMap,
+    digests: &[SourceDigest],
+    limits: Limits,
+) -> Proofs {
     let mut proofs = Proofs::default();
     for (ai, agent) in program.agents.iter().enumerate() {
         let ir_agent = &ir.agents[ai];
@@ -180,6 +202,7 @@ pub fn prove(ir: &Ir, program: &Program, sources: &SourceMap, limits: Limits) ->
             let bound = bound_passed(&graph, limits);
             let lc = lower_camel(&plan_name);
             let counts = (graph.len(), graph.transitions());
+            let first_theorem = proofs.theorems.len();
 
             // No deadlock.
             let status = match &bound {
@@ -304,6 +327,26 @@ pub fn prove(ir: &Ir, program: &Program, sources: &SourceMap, limits: Limits) ->
                     });
                 }
             }
+            let theorems = proofs.theorems[first_theorem..]
+                .iter()
+                .map(|t| t.name.clone())
+                .collect();
+            let explore_abort =
+                |starts: Vec<State>| explore::reference::explore(&sem, starts, limits);
+            let bytes = certify::certificate(
+                ir,
+                net_index as usize,
+                digests,
+                &sem,
+                &graph,
+                &states,
+                &explore_abort,
+            );
+            proofs.certificates.push(NetworkCertificate {
+                name: format!("{}.{}", agent.name, binding.name),
+                theorems,
+                bytes,
+            });
         }
     }
     dedup_theorems(&mut proofs.theorems);

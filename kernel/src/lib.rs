@@ -8,5 +8,6 @@
 //! Today it holds the reference semantics; the certificate checks arrive with the certificate
 //! format.
 
+pub mod check;
 pub mod eval;
 pub mod semantics;

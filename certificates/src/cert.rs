@@ -1,0 +1,321 @@
+//! Certificate format v1: what the frontend claims about one plan network, in a form the kernel
+//! can check without searching.
+//!
+//! A certificate file is `MAGIC`, then a fixed header, then the body (postcard encoding of
+//! [`Body`]), then the SHA-256 of everything before it. The encoding is canonical: the same
+//! sources give the same bytes (no timestamps, no random ids, states in breadth-first order, the
+//! term table in first-use order), and the kernel re-encodes what it decoded and requires the
+//! same bytes. `docs/certificates.md` gives the layout byte by byte.
+
+use crate::ir::{Ir, LabelId, NodeId, PlanId, Value};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// The first eight bytes of every certificate.
+pub const MAGIC: &[u8; 8] = b"HILBCERT";
+/// The format's major version: a reader refuses any other.
+pub const FORMAT_MAJOR: u16 = 1;
+/// The format's minor version: this reader knows up to this one.
+pub const FORMAT_MINOR: u16 = 0;
+/// The version of the semantics the witnesses are about (`docs/semantics.md`).
+pub const SEMANTICS: u16 = 1;
+/// Bytes of the fixed header after the magic: major, minor, semantics (u16 each), 10 reserved
+/// zero bytes.
+pub const HEADER_LEN: usize = 16;
+
+/// The SHA-256 of some bytes.
+pub fn sha256(bytes: &[u8]) -> [u8; 32] {
+    Sha256::digest(bytes).into()
+}
+
+/// Lowercase hex of a digest.
+pub fn hex(digest: &[u8; 32]) -> String {
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A source file the certificate was made from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceDigest {
+    /// The path as given to the build.
+    pub path: String,
+    /// SHA-256 of its bytes.
+    pub sha256: [u8; 32],
+}
+
+/// Everything after the header.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Body {
+    /// The tool that wrote it (`hilbert 0.1.0`).
+    pub tool: String,
+    /// The sources.
+    pub sources: Vec<SourceDigest>,
+    /// SHA-256 of the postcard encoding of `ir`.
+    pub ir_sha256: [u8; 32],
+    /// The whole IR of the build (the meaning of the sources).
+    pub ir: Ir,
+    /// Which network of `ir` this certificate is about.
+    pub network: u32,
+    /// The states of the network's scene, breadth-first from the initial state (state 0).
+    pub states: StateTable,
+    /// One witness per obligation of the network, in the kernel's order.
+    pub witnesses: Vec<Witness>,
+}
+
+/// A table of states: shared terms, shared atoms, and per state a term and a set of atoms.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct StateTable {
+    /// Terms; a term's children are indices of earlier terms.
+    pub terms: Vec<TermNode>,
+    /// Atoms believed somewhere.
+    pub atoms: Vec<AtomRec>,
+    /// States: (term, atoms believed, sorted indices into `atoms`).
+    pub states: Vec<(u32, Vec<u32>)>,
+}
+
+/// A believed atom.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct AtomRec {
+    /// `None` for the agent's own belief, else the agent told (index into the IR's agents).
+    pub told: Option<u32>,
+    /// The predicate.
+    pub belief: u32,
+    /// The fields.
+    pub args: Vec<Value>,
+}
+
+/// Why a thread faulted (see `docs/semantics.md`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum FaultRec {
+    /// No arm matched.
+    NoArm(NodeId),
+    /// An integer left the 64-bit range.
+    Overflow(NodeId),
+    /// Division by zero.
+    DivisionByZero(NodeId),
+    /// The macro-step diverged.
+    Diverged,
+    /// Malformed IR.
+    Malformed(NodeId),
+}
+
+/// What follows handlers.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum AfterRec {
+    /// The target ends.
+    End,
+    /// Suspended with this term.
+    Suspend(u32),
+    /// Continues with this term.
+    Continue(u32),
+    /// Starts again with this term.
+    Restart(u32),
+}
+
+/// One node of the term table: the terms of `docs/semantics.md`, children by index.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum TermNode {
+    /// Ended.
+    Done,
+    /// Faulted.
+    Faulted(FaultRec),
+    /// A thread.
+    Thread {
+        /// Static instance.
+        inst: u32,
+        /// Plan.
+        plan: PlanId,
+        /// Nodes still to run, top last.
+        stack: Vec<NodeId>,
+        /// Slots.
+        env: Vec<Value>,
+        /// Ready (true) or running.
+        ready: bool,
+    },
+    /// Then.
+    Then(u32, u32),
+    /// Parallel.
+    Par(Vec<u32>),
+    /// Choice.
+    Choice(Vec<u32>),
+    /// Interrupt.
+    Interrupt(u32, u32),
+    /// Label.
+    Label {
+        /// Instance.
+        inst: u32,
+        /// Label.
+        label: LabelId,
+        /// Process.
+        body: u32,
+        /// How it started.
+        start: u32,
+    },
+    /// Instance.
+    Inst {
+        /// Static instance.
+        inst: u32,
+        /// Plan.
+        plan: PlanId,
+        /// Parameters and channels.
+        params: Vec<Value>,
+        /// Process.
+        body: u32,
+    },
+    /// Suspended.
+    Suspended(u32),
+    /// Handling.
+    Handling {
+        /// Handlers.
+        body: u32,
+        /// Afterwards.
+        then: AfterRec,
+    },
+}
+
+/// A claim about one obligation, with what the kernel needs to check it locally.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Witness {
+    /// `_no_deadlock`: the state table is closed under the step function and every state in it
+    /// can step or has finished.
+    Invariant {
+        /// The theorem's name.
+        obligation: String,
+    },
+    /// `_live_`: a rank per state (0 where the goal holds); every state where the goal does not
+    /// hold can step, and every successor satisfies the goal or has a smaller rank.
+    Ranking {
+        /// The theorem's name.
+        obligation: String,
+        /// One rank per state of the table.
+        ranks: Vec<u64>,
+    },
+    /// `_released_`: the states an abort of the scene's plan can reach from every state that
+    /// believes the atom, closed under steps, each with a rank (0 when finished); every
+    /// unfinished one can step, and every successor is finished or has a smaller rank.
+    Release {
+        /// The theorem's name.
+        obligation: String,
+        /// The abort-extended states.
+        states: StateTable,
+        /// One rank per state of `states`.
+        ranks: Vec<u64>,
+    },
+    /// `_tell_feasible_N`: every step from every state of the table that runs that tell runs it
+    /// feasibly (checked by recomputing the steps).
+    TellFeasible {
+        /// The theorem's name.
+        obligation: String,
+    },
+}
+
+impl Witness {
+    /// The obligation the witness is for.
+    pub fn obligation(&self) -> &str {
+        match self {
+            Witness::Invariant { obligation }
+            | Witness::Ranking { obligation, .. }
+            | Witness::Release { obligation, .. }
+            | Witness::TellFeasible { obligation } => obligation,
+        }
+    }
+}
+
+/// Why bytes are not a certificate this reader understands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DecodeError {
+    /// Too short, or the magic is wrong.
+    NotACertificate,
+    /// A format version this reader does not implement.
+    Version {
+        /// Major found.
+        major: u16,
+        /// Minor found.
+        minor: u16,
+        /// Semantics found.
+        semantics: u16,
+    },
+    /// A reserved header byte is not zero.
+    Reserved,
+    /// The checksum trailer does not match.
+    Checksum,
+    /// The body does not decode.
+    Body(String),
+    /// The body decodes, but re-encodes to other bytes (not canonical).
+    NotCanonical,
+}
+
+impl std::fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DecodeError::NotACertificate => {
+                f.write_str("not a Hilbert certificate (bad magic or too short)")
+            }
+            DecodeError::Version {
+                major,
+                minor,
+                semantics,
+            } => write!(
+                f,
+                "format {major}.{minor} with semantics {semantics}; this kernel implements format {FORMAT_MAJOR}.0–{FORMAT_MAJOR}.{FORMAT_MINOR}, semantics {SEMANTICS}"
+            ),
+            DecodeError::Reserved => f.write_str("a reserved header byte is not zero"),
+            DecodeError::Checksum => f.write_str("the SHA-256 trailer does not match the bytes"),
+            DecodeError::Body(e) => write!(f, "the body does not decode: {e}"),
+            DecodeError::NotCanonical => {
+                f.write_str("the body is not in canonical form (it re-encodes to other bytes)")
+            }
+        }
+    }
+}
+
+/// The postcard bytes of the IR, whose SHA-256 a certificate carries.
+pub fn ir_bytes(ir: &Ir) -> Vec<u8> {
+    postcard::to_allocvec(ir).unwrap_or_default()
+}
+
+/// Encodes a body into certificate bytes.
+pub fn encode(body: &Body) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&FORMAT_MAJOR.to_le_bytes());
+    out.extend_from_slice(&FORMAT_MINOR.to_le_bytes());
+    out.extend_from_slice(&SEMANTICS.to_le_bytes());
+    out.extend_from_slice(&[0u8; HEADER_LEN - 6]);
+    out.extend_from_slice(&postcard::to_allocvec(body).unwrap_or_default());
+    let sum = sha256(&out);
+    out.extend_from_slice(&sum);
+    out
+}
+
+/// Decodes certificate bytes, refusing unknown versions, non-zero reserved bytes, a bad
+/// checksum, an undecodable body and a non-canonical encoding.
+pub fn decode(bytes: &[u8]) -> Result<Body, DecodeError> {
+    let min = MAGIC.len() + HEADER_LEN + 32;
+    if bytes.len() < min || &bytes[..MAGIC.len()] != MAGIC {
+        return Err(DecodeError::NotACertificate);
+    }
+    let h = &bytes[MAGIC.len()..MAGIC.len() + HEADER_LEN];
+    let u16_at = |i: usize| u16::from_le_bytes([h[i], h[i + 1]]);
+    let (major, minor, semantics) = (u16_at(0), u16_at(2), u16_at(4));
+    if major != FORMAT_MAJOR || minor > FORMAT_MINOR || semantics != SEMANTICS {
+        return Err(DecodeError::Version {
+            major,
+            minor,
+            semantics,
+        });
+    }
+    if h[6..].iter().any(|&b| b != 0) {
+        return Err(DecodeError::Reserved);
+    }
+    let (content, trailer) = bytes.split_at(bytes.len() - 32);
+    if sha256(content) != trailer {
+        return Err(DecodeError::Checksum);
+    }
+    let body_bytes = &content[MAGIC.len() + HEADER_LEN..];
+    let body: Body =
+        postcard::from_bytes(body_bytes).map_err(|e| DecodeError::Body(e.to_string()))?;
+    if postcard::to_allocvec(&body).map_err(|e| DecodeError::Body(e.to_string()))? != body_bytes {
+        return Err(DecodeError::NotCanonical);
+    }
+    Ok(body)
+}

@@ -1,0 +1,241 @@
+//! Certificates: the explored states of a network and one witness per obligation, encoded
+//! canonically for the kernel (`certificates::cert`).
+//!
+//! The frontend always writes a witness of the right kind for every obligation the kernel
+//! derives, even for a theorem it refuted or could not prove: the kernel then refuses it by its
+//! own check, so its verdict never rests on the frontend's word.
+
+use crate::explore::{Graph, StateId};
+use hilbert_certificates::cert::{
+    self, AfterRec, AtomRec, Body, FaultRec, SourceDigest, StateTable, TermNode, Witness,
+};
+use hilbert_certificates::ir::Ir;
+use hilbert_kernel::check::{Kind, obligations};
+use hilbert_kernel::eval::holds;
+use hilbert_kernel::semantics::{After, Atom, Fault, Mode, Semantics, State, Term};
+use std::collections::{BTreeSet, HashMap};
+
+/// Builds the canonical table of `states`: terms hash-consed in first-use order (children
+/// before parents), atoms in first-use order.
+pub fn state_table(states: &[State]) -> StateTable {
+    let mut t = TableBuilder::default();
+    for s in states {
+        let term = t.term(&s.term);
+        let mut atoms: Vec<u32> = s.beliefs.iter().map(|a| t.atom(a)).collect();
+        atoms.sort_unstable();
+        t.table.states.push((term, atoms));
+    }
+    t.table
+}
+
+#[derive(Default)]
+struct TableBuilder {
+    table: StateTable,
+    terms: HashMap<TermNode, u32>,
+    atoms: HashMap<AtomRec, u32>,
+}
+
+impl TableBuilder {
+    fn intern(&mut self, node: TermNode) -> u32 {
+        if let Some(&i) = self.terms.get(&node) {
+            return i;
+        }
+        let i = self.table.terms.len() as u32;
+        self.table.terms.push(node.clone());
+        self.terms.insert(node, i);
+        i
+    }
+
+    fn atom(&mut self, a: &Atom) -> u32 {
+        let rec = AtomRec {
+            told: a.told.map(|j| j.0),
+            belief: a.belief.0,
+            args: a.args.clone(),
+        };
+        if let Some(&i) = self.atoms.get(&rec) {
+            return i;
+        }
+        let i = self.table.atoms.len() as u32;
+        self.table.atoms.push(rec.clone());
+        self.atoms.insert(rec, i);
+        i
+    }
+
+    fn term(&mut self, term: &Term) -> u32 {
+        let node = match term {
+            Term::Done => TermNode::Done,
+            Term::Faulted(f) => TermNode::Faulted(match f {
+                Fault::NoArm(n) => FaultRec::NoArm(*n),
+                Fault::Overflow(n) => FaultRec::Overflow(*n),
+                Fault::DivisionByZero(n) => FaultRec::DivisionByZero(*n),
+                Fault::Diverged => FaultRec::Diverged,
+                Fault::Malformed(n) => FaultRec::Malformed(*n),
+            }),
+            Term::Thread {
+                inst,
+                plan,
+                stack,
+                env,
+                mode,
+            } => TermNode::Thread {
+                inst: *inst,
+                plan: *plan,
+                stack: stack.clone(),
+                env: env.clone(),
+                ready: *mode == Mode::Ready,
+            },
+            Term::Then(a, b) => TermNode::Then(self.term(a), self.term(b)),
+            Term::Par(cs) => TermNode::Par(cs.iter().map(|c| self.term(c)).collect()),
+            Term::Choice(cs) => TermNode::Choice(cs.iter().map(|c| self.term(c)).collect()),
+            Term::Interrupt(p, q) => TermNode::Interrupt(self.term(p), self.term(q)),
+            Term::Label {
+                inst,
+                label,
+                body,
+                start,
+            } => TermNode::Label {
+                inst: *inst,
+                label: *label,
+                body: self.term(body),
+                start: self.term(start),
+            },
+            Term::Inst {
+                inst,
+                plan,
+                params,
+                body,
+            } => TermNode::Inst {
+                inst: *inst,
+                plan: *plan,
+                params: params.clone(),
+                body: self.term(body),
+            },
+            Term::Suspended(t) => TermNode::Suspended(self.term(t)),
+            Term::Handling { body, then } => {
+                let body = self.term(body);
+                let then = match then {
+                    After::End => AfterRec::End,
+                    After::Suspend(t) => AfterRec::Suspend(self.term(t)),
+                    After::Continue(t) => AfterRec::Continue(self.term(t)),
+                    After::Restart(t) => AfterRec::Restart(self.term(t)),
+                };
+                TermNode::Handling { body, then }
+            }
+        };
+        self.intern(node)
+    }
+}
+
+/// Ranks towards a goal: 0 on goal states; elsewhere one more than the largest rank of a
+/// successor (the longest path to the goal). States on a cycle that avoids the goal, or that
+/// cannot reach it, get `u64::MAX`: no ranking exists there, and the kernel will say so.
+pub fn ranks(graph: &Graph, goal: &dyn Fn(StateId) -> bool) -> Vec<u64> {
+    let n = graph.len();
+    const UNSET: u64 = u64::MAX - 1;
+    let mut rank = vec![UNSET; n];
+    let mut on_stack = vec![false; n];
+    for root in 0..n {
+        if rank[root] != UNSET {
+            continue;
+        }
+        // Iterative depth-first search: (state, next edge to look at).
+        let mut stack = vec![(root, 0usize)];
+        on_stack[root] = true;
+        while let Some(&mut (s, ref mut next)) = stack.last_mut() {
+            if goal(StateId(s as u32)) {
+                rank[s] = 0;
+                on_stack[s] = false;
+                stack.pop();
+                continue;
+            }
+            let succ = &graph.succ[s];
+            if *next < succ.len() {
+                let t = succ[*next].to.0 as usize;
+                *next += 1;
+                if rank[t] == UNSET && !on_stack[t] {
+                    on_stack[t] = true;
+                    stack.push((t, 0));
+                } else if on_stack[t] {
+                    rank[s] = u64::MAX;
+                }
+                continue;
+            }
+            let mut r = if succ.is_empty() { u64::MAX } else { 0 };
+            for e in succ {
+                let t = e.to.0 as usize;
+                let rt = if goal(e.to) { 0 } else { rank[t] };
+                r = if rt >= UNSET || r == u64::MAX {
+                    u64::MAX
+                } else {
+                    r.max(rt + 1)
+                };
+            }
+            if rank[s] != u64::MAX {
+                rank[s] = r;
+            }
+            on_stack[s] = false;
+            stack.pop();
+        }
+    }
+    rank.into_iter()
+        .map(|r| if r == UNSET { u64::MAX } else { r })
+        .collect()
+}
+
+/// The certificate of network `n`: its scene's states and a witness per obligation.
+#[allow(clippy::too_many_arguments)]
+pub fn certificate(
+    ir: &Ir,
+    n: usize,
+    sources: &[SourceDigest],
+    sem: &Semantics,
+    graph: &Graph,
+    states: &[State],
+    explore_abort: &dyn Fn(Vec<State>) -> (Graph, Vec<State>),
+) -> Vec<u8> {
+    let net = &ir.networks[n];
+    let agent = &ir.agents[net.agent.0 as usize];
+    let mut witnesses = Vec::new();
+    for (name, kind) in obligations(ir, n) {
+        let w = match kind {
+            Kind::NoDeadlock => Witness::Invariant { obligation: name },
+            Kind::Live(d) => {
+                let achieved = &agent.desires[d].achieved;
+                let goal = |s: StateId| {
+                    let beliefs: BTreeSet<Atom> = states[s.0 as usize].beliefs.clone();
+                    achieved.iter().any(|c| holds(c, &beliefs, Some(0)))
+                };
+                Witness::Ranking {
+                    obligation: name,
+                    ranks: ranks(graph, &goal),
+                }
+            }
+            Kind::Released(_, atom) => {
+                let starts: Vec<State> = states
+                    .iter()
+                    .filter(|s| s.beliefs.contains(&atom))
+                    .map(|s| sem.abort_root(s).next)
+                    .collect();
+                let (sub, sub_states) = explore_abort(starts);
+                let finished = |s: StateId| sub.finished[s.0 as usize];
+                Witness::Release {
+                    obligation: name,
+                    states: state_table(&sub_states),
+                    ranks: ranks(&sub, &finished),
+                }
+            }
+            Kind::TellFeasible(..) => Witness::TellFeasible { obligation: name },
+        };
+        witnesses.push(w);
+    }
+    let body = Body {
+        tool: format!("hilbert {}", env!("CARGO_PKG_VERSION")),
+        sources: sources.to_vec(),
+        ir_sha256: cert::sha256(&cert::ir_bytes(ir)),
+        ir: ir.clone(),
+        network: n as u32,
+        states: state_table(states),
+        witnesses,
+    };
+    cert::encode(&body)
+}
