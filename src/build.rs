@@ -49,13 +49,12 @@ struct KernelWord {
     certificate: Option<String>,
 }
 
-/// Writes every certificate under `out`, reads it back and hands it to the kernel. Returns the
-/// kernel's word per theorem name, and whether every certificate was admitted.
-fn kernel(
-    proofs: &Proofs,
-    out: &str,
-    digests: &[[u8; 32]],
-) -> Result<(Vec<(String, KernelWord)>, bool, f64), String> {
+/// The kernel's word per theorem name, whether every certificate was admitted, and the seconds
+/// the kernel took.
+type KernelWords = (Vec<(String, KernelWord)>, bool, f64);
+
+/// Writes every certificate under `out`, reads it back and hands it to the kernel.
+fn kernel(proofs: &Proofs, out: &str, digests: &[[u8; 32]]) -> Result<KernelWords, String> {
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create `{out}`: {e}"))?;
     let started = Instant::now();
     let mut words = Vec::new();

@@ -48,7 +48,7 @@ fn the_readme_gives_exactly_two_setup_commands() {
     assert_eq!(
         setup,
         [
-            "./scripts/setup && cargo run --release --locked -- check examples/production-line",
+            "./scripts/setup && cargo run --release --locked -- build examples/production-line",
             "./scripts/setup && cargo test --workspace --locked",
         ]
     );
