@@ -10,6 +10,7 @@ mod check;
 mod explain;
 mod json;
 mod output;
+mod run;
 mod sarif;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -29,6 +30,10 @@ enum Command {
     Check(check::Args),
     /// Check, explore every plan network, and prove its obligations.
     Build(build::Args),
+    /// Run an agent through a scenario: a readable trace, and the journal.
+    Run(run::RunArgs),
+    /// Re-run a journal and confirm every step matches.
+    Replay(run::ReplayArgs),
     /// Say what a diagnostic code means, with an example and the fix.
     Explain(explain::Args),
 }
@@ -52,6 +57,8 @@ fn main() -> ExitCode {
     let code = match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Build(args) => build::run(&args),
+        Command::Run(args) => run::run(&args),
+        Command::Replay(args) => run::replay(&args),
         Command::Explain(args) => explain::run(&args),
     };
     ExitCode::from(code)

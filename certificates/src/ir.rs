@@ -437,6 +437,35 @@ pub enum Node {
     },
 }
 
+impl Ir {
+    /// An atom as a person reads it: `made(3)`, or `B(Client) delivered(7)` for a told one.
+    /// `holder` is the agent whose belief it is; `told` the agent told, if any.
+    pub fn atom_text(
+        &self,
+        holder: AgentId,
+        told: Option<AgentId>,
+        belief: BeliefId,
+        args: &[String],
+    ) -> String {
+        let agent = told.unwrap_or(holder);
+        let pred = self
+            .agents
+            .get(agent.0 as usize)
+            .and_then(|a| a.beliefs.get(belief.0 as usize))
+            .map_or("?", |b| b.name.as_str());
+        let core = format!("{pred}({})", args.join(", "));
+        match told {
+            None => core,
+            Some(j) => format!(
+                "B({}) {core}",
+                self.agents
+                    .get(j.0 as usize)
+                    .map_or("?", |a| a.name.as_str())
+            ),
+        }
+    }
+}
+
 /// A static plan instance: the root, or a non-tail call inside another instance.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Instance {
@@ -480,6 +509,49 @@ impl Value {
 }
 
 impl Network {
+    /// The readable name of a static instance (`Produce/Feed`).
+    pub fn instance_name(&self, inst: u32) -> &str {
+        self.instances
+            .get(inst as usize)
+            .map_or("?", |i| i.name.as_str())
+    }
+
+    /// A channel's name as its plan declares it (`parts`), prefixed by its instance's name when
+    /// that is not the scene's plan.
+    pub fn channel_name(&self, chan: &Value) -> String {
+        let Value::Chan {
+            plan,
+            index,
+            instance,
+        } = chan
+        else {
+            return self.show_value(chan);
+        };
+        let base = self
+            .plans
+            .get(plan.0 as usize)
+            .and_then(|code| {
+                let (slot, _) = code.channels.get(*index as usize)?;
+                code.slot_names.get(slot.0 as usize).cloned()
+            })
+            .unwrap_or_else(|| format!("chan{index}"));
+        if *instance == 0 {
+            base
+        } else {
+            format!("{}.{base}", self.instance_name(*instance))
+        }
+    }
+
+    /// A value as the source would write it.
+    pub fn show_value(&self, v: &Value) -> String {
+        match v {
+            Value::Int(n) => n.to_string(),
+            Value::Bool(b) => b.to_string(),
+            Value::Str(s) => format!("{s:?}"),
+            Value::Chan { .. } => self.channel_name(v),
+        }
+    }
+
     /// The child instance that call node `call` starts inside instance `parent`.
     pub fn child(&self, parent: u32, call: NodeId) -> Option<u32> {
         self.instances
