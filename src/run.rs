@@ -7,7 +7,7 @@ use crate::output;
 use hilbert_frontend::project;
 use hilbert_frontend::render;
 use hilbert_runtime::journal::{self, Entry, Event};
-use hilbert_runtime::{AgentRun, Hosts, Reconsideration, Scenario};
+use hilbert_runtime::{Hosts, Reconsideration, Scenario, System};
 use std::collections::BTreeSet;
 
 /// The options of `hilbert run`.
@@ -16,9 +16,10 @@ pub struct RunArgs {
     /// The project (files or directories).
     #[arg(value_name = "PATH", required = true)]
     paths: Vec<String>,
-    /// The agent to run.
-    #[arg(long)]
-    agent: String,
+    /// The agent to run; repeat it to run several agents of the project together (what one
+    /// tells another is delivered).
+    #[arg(long, required = true)]
+    agent: Vec<String>,
     /// A scenario file (JSON: initial beliefs and percepts at given cycles; see docs/runtime.md).
     #[arg(long, value_name = "FILE")]
     scenario: Option<String>,
@@ -126,7 +127,7 @@ pub fn run(args: &RunArgs) -> u8 {
         Ok(x) => x,
         Err(code) => return code,
     };
-    let mut agent = match AgentRun::new(
+    let mut system = match System::new(
         &ir,
         &args.agent,
         policy(args.policy, &args.watch),
@@ -136,9 +137,9 @@ pub fn run(args: &RunArgs) -> u8 {
         Ok(a) => a,
         Err(e) => return output::fail(&e.0, "check the agent's name and the scenario's atoms"),
     };
-    agent.run();
-    let header = agent.header(sources);
-    let lines = journal::to_lines(&header, agent.journal());
+    let entries = system.run();
+    let header = system.agents[0].header(args.agent.clone(), sources);
+    let lines = journal::to_lines(&header, &entries);
     if let Some(path) = &args.journal
         && let Err(e) = std::fs::write(path, &lines)
     {
@@ -149,14 +150,14 @@ pub fn run(args: &RunArgs) -> u8 {
     }
     let text = match args.format {
         TraceFormat::Json => lines,
-        TraceFormat::Human => trace(agent.journal()),
+        TraceFormat::Human => trace(&entries, args.agent.len() > 1),
     };
     output::stdout(&text);
     0
 }
 
 /// The journal as one readable line per entry.
-pub fn trace(entries: &[Entry]) -> String {
+pub fn trace(entries: &[Entry], agents: bool) -> String {
     let mut out = String::new();
     for e in entries {
         let line = match &e.event {
@@ -166,6 +167,7 @@ pub fn trace(entries: &[Entry]) -> String {
                 format!("percept {}", parts.join(" "))
             }
             Event::DesireDropped { desire } => format!("desire {desire} dropped"),
+            Event::Told { from, atom } => format!("told by {from}: {atom}"),
             Event::Attention { from, to, reason } => format!("attention {from} → {to}: {reason}"),
             Event::Deliberate { reason } => format!("deliberate: {reason}"),
             Event::Adopt {
@@ -219,7 +221,16 @@ pub fn trace(entries: &[Entry]) -> String {
                 format!("reward {plan} {value:+}: learned {learned:.3} ({reason})")
             }
         };
-        out.push_str(&format!("cycle {:>3}  {}\n", e.cycle, line.trim_end()));
+        if agents {
+            out.push_str(&format!(
+                "cycle {:>3}  {:<10} {}\n",
+                e.cycle,
+                e.agent,
+                line.trim_end()
+            ));
+        } else {
+            out.push_str(&format!("cycle {:>3}  {}\n", e.cycle, line.trim_end()));
+        }
     }
     out
 }
@@ -266,9 +277,9 @@ pub fn replay(args: &ReplayArgs) -> u8 {
             );
         }
     };
-    let mut agent = match AgentRun::new(
+    let mut system = match System::new(
         &ir,
-        &header.agent,
+        &header.agents,
         policy,
         header.scenario.clone(),
         Hosts::new(),
@@ -276,9 +287,8 @@ pub fn replay(args: &ReplayArgs) -> u8 {
         Ok(a) => a,
         Err(e) => return output::fail(&e.0, "the journal does not fit the project"),
     };
-    agent.run();
-    let again = agent.journal();
-    for (k, (a, b)) in recorded.iter().zip(again).enumerate() {
+    let again = system.run();
+    for (k, (a, b)) in recorded.iter().zip(&again).enumerate() {
         if a != b {
             let show = |e: &Entry| serde_json::to_string(e).unwrap_or_default();
             output::stdout(&format!(

@@ -168,6 +168,10 @@ pub struct AgentRun<'a> {
     cycle: u64,
     changed: BTreeSet<String>,
     journal: Vec<Entry>,
+    /// Atoms told to other agents, to deliver: (recipient, atom as the recipient believes it).
+    outbox: Vec<(AgentId, Atom)>,
+    /// Atoms told by other agents, to believe at the next cycle: (teller, atom).
+    inbox: Vec<(String, Atom)>,
 }
 
 impl<'a> AgentRun<'a> {
@@ -238,14 +242,49 @@ impl<'a> AgentRun<'a> {
             cycle: 0,
             changed: BTreeSet::new(),
             journal: Vec::new(),
+            outbox: Vec::new(),
+            inbox: Vec::new(),
         })
     }
 
-    /// The journal's header for this run.
-    pub fn header(&self, sources: Vec<(String, String)>) -> Header {
+    /// The agent's name.
+    pub fn name(&self) -> &str {
+        &self.agent.name
+    }
+
+    /// The agent's index in the IR.
+    pub fn id(&self) -> AgentId {
+        self.id
+    }
+
+    /// Takes the atoms this agent told others since the last call.
+    pub fn take_outbox(&mut self) -> Vec<(AgentId, Atom)> {
+        std::mem::take(&mut self.outbox)
+    }
+
+    /// Delivers an atom another agent told this one: believed at the start of the next cycle.
+    pub fn deliver(&mut self, from: &str, atom: Atom) {
+        self.inbox.push((from.to_string(), atom));
+    }
+
+    /// Whether every cycle of the scenario has run.
+    pub fn done(&self) -> bool {
+        self.cycle >= self.scenario.cycles
+    }
+
+    /// Whether the agent has nothing left to do: no intention, nothing told to it, and no
+    /// scenario event to come.
+    pub fn idle(&self) -> bool {
+        self.intentions.is_empty()
+            && self.inbox.is_empty()
+            && !self.scenario.events.iter().any(|e| e.cycle >= self.cycle)
+    }
+
+    /// The journal's header for a run of these agents.
+    pub fn header(&self, agents: Vec<String>, sources: Vec<(String, String)>) -> Header {
         Header {
             journal: JOURNAL_VERSION,
-            agent: self.agent.name.clone(),
+            agents,
             policy: self.policy.name().to_string(),
             watch: match &self.policy {
                 Reconsideration::OnChange(w) => w.iter().cloned().collect(),
@@ -263,12 +302,9 @@ impl<'a> AgentRun<'a> {
 
     /// Runs every cycle of the scenario, or until the agent has nothing left to do.
     pub fn run(&mut self) {
-        while self.cycle < self.scenario.cycles {
+        while !self.done() {
             let quiet = self.step_cycle();
-            if quiet
-                && self.intentions.is_empty()
-                && !self.scenario.events.iter().any(|e| e.cycle >= self.cycle)
-            {
+            if quiet && self.idle() {
                 break;
             }
         }
@@ -277,6 +313,7 @@ impl<'a> AgentRun<'a> {
     fn log(&mut self, event: Event) {
         self.journal.push(Entry {
             cycle: self.cycle,
+            agent: self.agent.name.clone(),
             event,
         });
     }
@@ -377,6 +414,13 @@ impl<'a> AgentRun<'a> {
     }
 
     fn percepts(&mut self) {
+        for (from, atom) in std::mem::take(&mut self.inbox) {
+            if self.beliefs.insert(atom.clone()) {
+                self.note_changes(std::slice::from_ref(&atom));
+                let atom = self.atom_text(None, &atom);
+                self.log(Event::Told { from, atom });
+            }
+        }
         let events: Vec<_> = self
             .scenario
             .events
@@ -534,6 +578,18 @@ impl<'a> AgentRun<'a> {
             .collect();
         self.note_changes(&step.effects.added);
         self.note_changes(&step.effects.removed);
+        for a in &step.effects.added {
+            if let Some(j) = a.told {
+                self.outbox.push((
+                    j,
+                    Atom {
+                        told: None,
+                        belief: a.belief,
+                        args: a.args.clone(),
+                    },
+                ));
+            }
+        }
         self.beliefs = step.next.beliefs.clone();
         if let Body::Network { state, .. } = &mut self.intentions[k].body {
             *state = step.next;
@@ -844,6 +900,64 @@ impl<'a> AgentRun<'a> {
                     learned: mean,
                     reason: format!("the condition of reward rule {} holds", r + 1),
                 });
+            }
+        }
+    }
+}
+
+/// Several agents of one project run together, cycle by cycle: what one tells another is
+/// believed by the other at its next cycle.
+pub struct System<'a> {
+    /// The agents, in the order given.
+    pub agents: Vec<AgentRun<'a>>,
+}
+
+impl<'a> System<'a> {
+    /// Runs the named agents of `ir`, each with the same policy and scenario.
+    pub fn new(
+        ir: &'a Ir,
+        names: &[String],
+        policy: Reconsideration,
+        scenario: Scenario,
+        hosts: Hosts,
+    ) -> Result<System<'a>, RunError> {
+        let agents = names
+            .iter()
+            .map(|n| AgentRun::new(ir, n, policy.clone(), scenario.clone(), hosts.clone()))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(System { agents })
+    }
+
+    /// Runs until every agent has run its cycles, or all are idle.
+    pub fn run(&mut self) -> Vec<Entry> {
+        let mut journal = Vec::new();
+        loop {
+            let mut all_quiet = true;
+            let mut any = false;
+            for a in &mut self.agents {
+                if a.done() {
+                    continue;
+                }
+                any = true;
+                let before = a.journal.len();
+                all_quiet &= a.step_cycle();
+                journal.extend(a.journal[before..].iter().cloned());
+            }
+            // Deliver what was told, in agent order.
+            let mut mail = Vec::new();
+            for a in &mut self.agents {
+                let from = a.name().to_string();
+                for (to, atom) in a.take_outbox() {
+                    mail.push((from.clone(), to, atom));
+                }
+            }
+            for (from, to, atom) in mail {
+                if let Some(r) = self.agents.iter_mut().find(|a| a.id() == to) {
+                    r.deliver(&from, atom);
+                }
+            }
+            if !any || (all_quiet && self.agents.iter().all(AgentRun::idle)) {
+                return journal;
             }
         }
     }

@@ -13,8 +13,8 @@ pub const JOURNAL_VERSION: u32 = 1;
 pub struct Header {
     /// [`JOURNAL_VERSION`].
     pub journal: u32,
-    /// The agent run.
-    pub agent: String,
+    /// The agents run together, in order.
+    pub agents: Vec<String>,
     /// `bold`, `cautious` or `on-change`.
     pub policy: String,
     /// For `on-change`: the watched predicates.
@@ -30,6 +30,8 @@ pub struct Header {
 pub struct Entry {
     /// The cycle, from 0.
     pub cycle: u64,
+    /// The agent it happened to.
+    pub agent: String,
     /// What happened.
     #[serde(flatten)]
     pub event: Event,
@@ -45,6 +47,13 @@ pub enum Event {
         added: Vec<String>,
         /// Atoms removed.
         removed: Vec<String>,
+    },
+    /// Another agent of the system told this one something (`tell j a`), believed from now on.
+    Told {
+        /// The teller.
+        from: String,
+        /// What it told.
+        atom: String,
     },
     /// The agent stopped desiring something (from the scenario).
     DesireDropped {

@@ -54,7 +54,9 @@ pub mod journal;
 pub mod reconsideration;
 pub mod scenario;
 
-pub use agent::{AgentRun, HostContext, HostFn, HostStatus, Hosts, Intention, RunError, Status};
+pub use agent::{
+    AgentRun, HostContext, HostFn, HostStatus, Hosts, Intention, RunError, Status, System,
+};
 pub use journal::{Entry, Event, Header};
 pub use reconsideration::Reconsideration;
 pub use scenario::{Scenario, ScenarioEvent};
