@@ -102,6 +102,66 @@ pub struct Agent {
     pub attends: Vec<(Cond, u32)>,
     /// `reward P positive|negative when φ`.
     pub rewards: Vec<Reward>,
+    /// The `.hb` values that order its licensed choices, if it has any.
+    pub values: Option<Values>,
+}
+
+/// A `.hb` block, compiled: one value formula per option and the policy.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Values {
+    /// `option P ≔ e`: the binding (index into [`Agent::plans`]) and its formula. A binding with
+    /// no option has value 0.
+    pub options: Vec<(u32, ValueProgram)>,
+    /// How licensed options are chosen.
+    pub policy: PolicyIr,
+}
+
+/// A value formula as a postfix program over a stack of numbers. Evaluated for a whole batch of
+/// agent states at once, one array pass per instruction (the "tensor" form).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct ValueProgram {
+    /// The instructions, in order.
+    pub ops: Vec<ValueOp>,
+}
+
+/// One instruction of a [`ValueProgram`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ValueOp {
+    /// Push a constant (the bits of an `f64`).
+    Const(u64),
+    /// Push a feature: the largest value of field `field` over the believed atoms of `belief`
+    /// (0 when none is believed).
+    Feature {
+        /// The predicate.
+        belief: BeliefId,
+        /// The field's index.
+        field: u32,
+    },
+    /// Push the value learned from the rewards of a plan binding (the mean of its rewards).
+    Learned(u32),
+    /// Pop b, a; push a + b.
+    Add,
+    /// Pop b, a; push a − b.
+    Sub,
+    /// Pop b, a; push a × b.
+    Mul,
+    /// Pop b, a; push a ÷ b.
+    Div,
+    /// Pop a; push −a.
+    Neg,
+}
+
+/// The policies (parameters as `f64` bits).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum PolicyIr {
+    /// The highest value.
+    Greedy,
+    /// The highest value, or a uniformly random licensed option with probability ε.
+    EpsilonGreedy(u64),
+    /// Boltzmann over values with a temperature.
+    Softmax(u64),
+    /// UCB1 with exploration constant c.
+    Ucb(u64),
 }
 
 /// `intend P for D when φ`.

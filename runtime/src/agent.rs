@@ -6,10 +6,13 @@
 //! intention, then adopt what the `intend` rules license — and step every running plan once.
 //! Plans run the very IR the build proved, with the kernel's reference semantics.
 
+use crate::deliberation::{Counts, Features, Licence, distribution, evaluate, sample};
 use crate::journal::{Entry, Event, Header, JOURNAL_VERSION};
 use crate::reconsideration::Reconsideration;
 use crate::scenario::{Scenario, parse_atom};
-use hilbert_certificates::ir::{Agent, AgentId, Command, CommitmentStrategy, Cond, Ir, Network};
+use hilbert_certificates::ir::{
+    Agent, AgentId, Command, CommitmentStrategy, Cond, Ir, Network, PolicyIr, Value,
+};
 use hilbert_kernel::eval::holds;
 use hilbert_kernel::semantics::{self, Atom, Semantics, State};
 use std::collections::{BTreeMap, BTreeSet};
@@ -168,6 +171,8 @@ pub struct AgentRun<'a> {
     cycle: u64,
     changed: BTreeSet<String>,
     journal: Vec<Entry>,
+    /// Per plan binding: how often it was chosen (UCB's counts).
+    pub chosen: Vec<u64>,
     /// Atoms told to other agents, to deliver: (recipient, atom as the recipient believes it).
     outbox: Vec<(AgentId, Atom)>,
     /// Atoms told by other agents, to believe at the next cycle: (teller, atom).
@@ -244,6 +249,7 @@ impl<'a> AgentRun<'a> {
             journal: Vec::new(),
             outbox: Vec::new(),
             inbox: Vec::new(),
+            chosen: vec![0; agent.plans.len()],
         })
     }
 
@@ -653,17 +659,35 @@ impl<'a> AgentRun<'a> {
         }
     }
 
-    /// Adopts what the `intend` rules license: a held desire, not achieved, not believed
-    /// impossible, with no intention yet, whose rule's condition holds.
+    /// Adopts what the `intend` rules license: for each desire held, not achieved, not believed
+    /// impossible and with no intention yet, the plans whose rules hold are the licensed options;
+    /// the agent's values order them and its policy chooses one (`crate::deliberation`).
     fn adopt(&mut self) {
-        for (r, rule) in self.agent.intends.iter().enumerate() {
-            let d = rule.desire as usize;
+        let mut desires: Vec<usize> = Vec::new();
+        for rule in &self.agent.intends {
+            if !desires.contains(&(rule.desire as usize)) {
+                desires.push(rule.desire as usize);
+            }
+        }
+        for d in desires {
             if !self.desired[d]
                 || self.achieved(d)
                 || self.impossible(d).is_some()
                 || self.intentions.iter().any(|i| i.desire == d)
-                || !self.holds(&rule.cond)
             {
+                continue;
+            }
+            let k = self.agent.plans.len();
+            let mut mask = vec![false; k];
+            let mut rules = vec![None; k];
+            for (r, rule) in self.agent.intends.iter().enumerate() {
+                if rule.desire as usize == d && self.holds(&rule.cond) {
+                    mask[rule.plan as usize] = true;
+                    rules[rule.plan as usize].get_or_insert(r);
+                }
+            }
+            let licence = Licence(mask);
+            if !licence.any() {
                 continue;
             }
             let priority = self.agent.desires[d].priority;
@@ -673,6 +697,24 @@ impl<'a> AgentRun<'a> {
             }) {
                 continue;
             }
+            let (q, policy) = match &self.agent.values {
+                Some(v) => {
+                    let state = OneAgent {
+                        beliefs: &self.beliefs,
+                        learned: &self.learned,
+                    };
+                    (evaluate(&v.options, k, &state).remove(0), v.policy)
+                }
+                None => (vec![0.0; k], PolicyIr::Greedy),
+            };
+            let Ok(pi) = distribution(policy, &q, &licence, &Counts(self.chosen.clone())) else {
+                continue;
+            };
+            let u = (self.next_random() >> 11) as f64 / (1u64 << 53) as f64;
+            let plan = sample(&pi, u);
+            let Some(r) = rules[plan] else {
+                continue;
+            };
             // This one takes over from running intentions of lower priority.
             for k in 0..self.intentions.len() {
                 let i = &self.intentions[k];
@@ -687,7 +729,6 @@ impl<'a> AgentRun<'a> {
                 self.command(k, Command::Stop, reason);
                 self.intentions[k].status = Status::Suspended;
             }
-            let plan = rule.plan as usize;
             let binding = &self.agent.plans[plan];
             let body = match (binding.network, &binding.host) {
                 (Some(n), _) => {
@@ -707,16 +748,30 @@ impl<'a> AgentRun<'a> {
             };
             let id = self.next_id;
             self.next_id += 1;
+            self.chosen[plan] += 1;
+            let licensed: Vec<usize> = (0..k).filter(|&i| licence.0[i]).collect();
+            let mut reason = format!(
+                "`intend {} for {}` (rule {}) holds",
+                binding.name,
+                self.agent.desires[d].name,
+                r + 1
+            );
+            if licensed.len() > 1 || self.agent.values.is_some() {
+                let shown: Vec<String> = licensed
+                    .iter()
+                    .map(|&i| format!("{} = {:.3}", self.agent.plans[i].name, q[i]))
+                    .collect();
+                reason.push_str(&format!(
+                    "; chosen by {} among the licensed {}",
+                    policy_name(policy),
+                    shown.join(", ")
+                ));
+            }
             self.log(Event::Adopt {
                 intention: id,
                 plan: binding.name.clone(),
                 desire: self.agent.desires[d].name.clone(),
-                reason: format!(
-                    "`intend {} for {}` (rule {}) holds",
-                    binding.name,
-                    self.agent.desires[d].name,
-                    r + 1
-                ),
+                reason,
             });
             self.intentions.push(Intention {
                 id,
@@ -960,5 +1015,45 @@ impl<'a> System<'a> {
                 return journal;
             }
         }
+    }
+}
+
+/// The policy's name as `.hb` writes it.
+fn policy_name(p: PolicyIr) -> String {
+    match p {
+        PolicyIr::Greedy => "greedy".into(),
+        PolicyIr::EpsilonGreedy(e) => format!("epsilon_greedy(epsilon = {})", f64::from_bits(e)),
+        PolicyIr::Softmax(t) => format!("softmax(temperature = {})", f64::from_bits(t)),
+        PolicyIr::Ucb(c) => format!("ucb(c = {})", f64::from_bits(c)),
+    }
+}
+
+/// One agent's state as a batch of one, for the value formulas.
+struct OneAgent<'b> {
+    beliefs: &'b BTreeSet<Atom>,
+    learned: &'b [(u64, f64)],
+}
+
+impl Features for OneAgent<'_> {
+    fn len(&self) -> usize {
+        1
+    }
+
+    fn feature(&self, _: usize, belief: u32, field: u32) -> f64 {
+        self.beliefs
+            .iter()
+            .filter(|a| a.told.is_none() && a.belief.0 == belief)
+            .filter_map(|a| match a.args.get(field as usize) {
+                Some(Value::Int(n)) => Some(*n as f64),
+                _ => None,
+            })
+            .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))))
+            .unwrap_or(0.0)
+    }
+
+    fn learned(&self, _: usize, binding: u32) -> f64 {
+        self.learned
+            .get(binding as usize)
+            .map_or(0.0, |(_, mean)| *mean)
     }
 }

@@ -50,6 +50,7 @@
 //! ```
 
 pub mod agent;
+pub mod deliberation;
 pub mod journal;
 pub mod reconsideration;
 pub mod scenario;

@@ -12,7 +12,10 @@ fn main() {
     let loaded = hilbert_frontend::project::load(&[root.to_string()]).expect("the example loads");
     let checked = hilbert_frontend::check_project(&loaded);
     let ir = checked.ir.expect("the example checks");
-    for (label, alarm) in [("production-line", None), ("production-line-alarm", Some(2))] {
+    for (label, alarm) in [
+        ("production-line", None),
+        ("production-line-alarm", Some(2)),
+    ] {
         // 6 cycles: the busy part (adopt, three rendezvous or the abort, release); 200: then
         // mostly deliberating with nothing to do.
         for (agents, cycles) in [(1usize, 6u64), (1000, 6), (1, 200), (1000, 200)] {
@@ -32,8 +35,14 @@ fn main() {
                             .into_iter()
                             .collect(),
                     };
-                    AgentRun::new(&ir, "Operator", Reconsideration::Cautious, scenario, Hosts::new())
-                        .expect("the agent starts")
+                    AgentRun::new(
+                        &ir,
+                        "Operator",
+                        Reconsideration::Cautious,
+                        scenario,
+                        Hosts::new(),
+                    )
+                    .expect("the agent starts")
                 })
                 .collect();
             // Every agent runs a fixed number of cycles (the run would otherwise stop when idle).
