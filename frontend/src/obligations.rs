@@ -17,7 +17,7 @@ use crate::source::{Dialect, SourceMap, Span};
 use crate::syntax::ast;
 use hilbert_certificates::ir::{self, Cond, Ir, Network, Node, PatternArg};
 use hilbert_kernel::eval::holds;
-use hilbert_kernel::semantics::{Atom, Fault, Semantics, State};
+use hilbert_kernel::semantics::{Atom, Fault, Semantics};
 use std::collections::{BTreeSet, VecDeque};
 
 /// Warning: a release obligation that holds without a proof in this network.
@@ -174,21 +174,22 @@ pub fn prove(ir: &Ir, program: &Program, sources: &SourceMap, limits: Limits) ->
             let net = &ir.networks[net_index as usize];
             let plan_name = net.plan(net.root).name.clone();
             let sem = Semantics::new(net, ir_agent);
-            let (graph, states) = explore::reference::explore(&sem, vec![sem.initial()], limits);
+            let explored = explore::fast::explore(net, ir_agent, vec![sem.initial()], limits);
+            let graph = &explored.graph;
             proofs.states += graph.len();
             proofs.transitions += graph.transitions();
-            let bound = bound_passed(&graph, limits);
+            let bound = bound_passed(graph, limits);
             let lc = lower_camel(&plan_name);
             let counts = (graph.len(), graph.transitions());
 
             // No deadlock.
             let status = match &bound {
                 Some(reason) => Status::Unproved(reason.clone()),
-                None => match first_deadlock(&graph) {
+                None => match first_deadlock(graph) {
                     None => Status::Proved,
                     Some(s) => {
-                        let conclusion = deadlock_reason(&graph, s);
-                        Status::Refuted(path_cex(ir, net, &graph, s, None, conclusion))
+                        let conclusion = deadlock_reason(graph, s);
+                        Status::Refuted(path_cex(ir, net, graph, s, None, conclusion))
                     }
                 },
             };
@@ -218,10 +219,11 @@ pub fn prove(ir: &Ir, program: &Program, sources: &SourceMap, limits: Limits) ->
                         ir_desire.params_used[0]
                     ))
                 } else {
-                    let is_goal = |s: StateId| satisfies(&graph, s, &ir_desire.achieved);
-                    match inevitable(&graph, &is_goal) {
+                    let goal_sets = satisfying_sets(graph, &ir_desire.achieved);
+                    let is_goal = |s: StateId| goal_sets[graph.belief_set(s)];
+                    match inevitable(graph, &is_goal) {
                         Ok(()) => Status::Proved,
-                        Err(v) => Status::Refuted(violation_cex(ir, net, &graph, v, &goal)),
+                        Err(v) => Status::Refuted(violation_cex(ir, net, graph, v, &goal)),
                     }
                 };
                 proofs.theorems.push(Theorem {
@@ -255,7 +257,7 @@ pub fn prove(ir: &Ir, program: &Program, sources: &SourceMap, limits: Limits) ->
                     let status = if let Some(reason) = &bound {
                         Status::Unproved(reason.clone())
                     } else {
-                        release(ir, net, &sem, &graph, &states, &atom, limits)
+                        release(ir, net, &sem, &explored, &atom, limits)
                     };
                     proofs.theorems.push(Theorem {
                         name,
@@ -291,7 +293,7 @@ pub fn prove(ir: &Ir, program: &Program, sources: &SourceMap, limits: Limits) ->
                     let status = if let Some(reason) = &bound {
                         Status::Unproved(reason.clone())
                     } else {
-                        tell_feasible(ir, net, &graph, ir::PlanId(pi as u32), n)
+                        tell_feasible(ir, net, graph, ir::PlanId(pi as u32), n)
                     };
                     proofs.theorems.push(Theorem {
                         name: format!("{}_tell_feasible_{n}", code.name),
@@ -329,9 +331,16 @@ fn bound_passed(graph: &Graph, limits: Limits) -> Option<String> {
     }
 }
 
-fn satisfies(graph: &Graph, s: StateId, achieved: &[Cond]) -> bool {
-    let beliefs: BTreeSet<Atom> = graph.beliefs[s.0 as usize].iter().cloned().collect();
-    achieved.iter().any(|c| holds(c, &beliefs, Some(0)))
+/// For each distinct belief set of the graph, whether it satisfies one of the conditions.
+fn satisfying_sets(graph: &Graph, achieved: &[Cond]) -> Vec<bool> {
+    graph
+        .belief_sets()
+        .iter()
+        .map(|atoms| {
+            let beliefs: BTreeSet<Atom> = atoms.iter().cloned().collect();
+            achieved.iter().any(|c| holds(c, &beliefs, Some(0)))
+        })
+        .collect()
 }
 
 fn first_deadlock(graph: &Graph) -> Option<StateId> {
@@ -376,11 +385,10 @@ fn inevitable(graph: &Graph, is_goal: &dyn Fn(StateId) -> bool) -> Result<(), Vi
     }
     while let Some(s) = queue.pop_front() {
         order.push(s);
-        let succ = &graph.succ[s.0 as usize];
-        if succ.is_empty() {
+        if graph.degree(s) == 0 {
             return Err(Violation::Terminal(s));
         }
-        for e in succ {
+        for e in graph.succ(s) {
             if !is_goal(e.to) && !in_region[e.to.0 as usize] {
                 in_region[e.to.0 as usize] = true;
                 queue.push_back(e.to);
@@ -390,7 +398,7 @@ fn inevitable(graph: &Graph, is_goal: &dyn Fn(StateId) -> bool) -> Result<(), Vi
     // A cycle inside the region: Kahn's algorithm leaves exactly the states on or before cycles.
     let mut indegree = vec![0usize; n];
     for &s in &order {
-        for e in &graph.succ[s.0 as usize] {
+        for e in graph.succ(s) {
             if in_region[e.to.0 as usize] {
                 indegree[e.to.0 as usize] += 1;
             }
@@ -404,7 +412,7 @@ fn inevitable(graph: &Graph, is_goal: &dyn Fn(StateId) -> bool) -> Result<(), Vi
     let mut removed = vec![false; n];
     while let Some(s) = ready.pop() {
         removed[s.0 as usize] = true;
-        for e in &graph.succ[s.0 as usize] {
+        for e in graph.succ(s) {
             let t = e.to.0 as usize;
             if in_region[t] {
                 indegree[t] -= 1;
@@ -423,7 +431,7 @@ fn inevitable(graph: &Graph, is_goal: &dyn Fn(StateId) -> bool) -> Result<(), Vi
         if removed[s.0 as usize] {
             continue;
         }
-        for e in &graph.succ[s.0 as usize] {
+        for e in graph.succ(s) {
             if in_region[e.to.0 as usize] && !removed[e.to.0 as usize] {
                 preds[e.to.0 as usize].push(s);
             }
@@ -458,7 +466,7 @@ fn parents(graph: &Graph) -> Vec<Option<(StateId, usize)>> {
         queue.push_back(s);
     }
     while let Some(s) = queue.pop_front() {
-        for (i, e) in graph.succ[s.0 as usize].iter().enumerate() {
+        for (i, e) in graph.succ(s).enumerate() {
             if !seen[e.to.0 as usize] {
                 seen[e.to.0 as usize] = true;
                 parent[e.to.0 as usize] = Some((s, i));
@@ -483,7 +491,7 @@ fn path_to(graph: &Graph, target: StateId) -> Vec<(StateId, usize)> {
 }
 
 fn cex_step(ir: &Ir, net: &Network, graph: &Graph, from: StateId, edge: usize) -> CexStep {
-    let e = &graph.succ[from.0 as usize][edge];
+    let e = graph.edge(from, edge);
     let (process, event) = describe_event(net, &e.event);
     CexStep {
         process,
@@ -510,8 +518,8 @@ fn path_cex(
         cycle_from = Some(steps.len());
         for (k, &s) in cycle.iter().enumerate() {
             let next = cycle[(k + 1) % cycle.len()];
-            let i = graph.succ[s.0 as usize]
-                .iter()
+            let i = graph
+                .succ(s)
                 .position(|e| e.to == next)
                 .unwrap_or(0);
             steps.push(cex_step(ir, net, graph, s, i));
@@ -533,7 +541,7 @@ fn violation_cex(
 ) -> Counterexample {
     match v {
         Violation::Terminal(s) => {
-            let conclusion = if graph.finished[s.0 as usize] {
+            let conclusion = if graph.finished(s) {
                 format!("the plan finished without {goal}")
             } else {
                 format!("{}, without {goal}", deadlock_reason(graph, s))
@@ -615,26 +623,27 @@ fn release(
     ir: &Ir,
     net: &Network,
     sem: &Semantics,
-    graph: &Graph,
-    states: &[State],
+    explored: &explore::fast::Explored,
     atom: &Atom,
     limits: Limits,
 ) -> Status {
+    let graph = &explored.graph;
     let raised: Vec<StateId> = (0..graph.len() as u32)
         .map(StateId)
-        .filter(|s| graph.beliefs[s.0 as usize].contains(atom))
+        .filter(|&s| graph.beliefs(s).contains(atom))
         .collect();
     for &s in &raised {
-        let aborted = sem.abort_root(&states[s.0 as usize]);
-        let (sub, _) = explore::reference::explore(sem, vec![aborted.next], limits);
+        let aborted = sem.abort_root(&explored.state(s));
+        let sub = explore::fast::explore(net, sem.agent(), vec![aborted.next], limits);
+        let sub = &sub.graph;
         if sub.truncated {
             return Status::Unproved(format!(
                 "the exploration after the abort passed --max-states {}",
                 limits.max_states
             ));
         }
-        let finished = |t: StateId| sub.finished[t.0 as usize];
-        if let Err(v) = inevitable(&sub, &finished) {
+        let finished = |t: StateId| sub.finished(t);
+        if let Err(v) = inevitable(sub, &finished) {
             let mut cex = path_cex(ir, net, graph, s, None, String::new());
             cex.steps.push(CexStep {
                 process: "(commitment law)".into(),
@@ -652,7 +661,7 @@ fn release(
                     .map(|a| show_atom(ir, net, a))
                     .collect(),
             });
-            let tail = violation_cex(ir, net, &sub, v, "the handlers finishing");
+            let tail = violation_cex(ir, net, sub, v, "the handlers finishing");
             if let Some(k) = tail.cycle_from {
                 cex.cycle_from = Some(cex.steps.len() + k);
             }
@@ -668,8 +677,8 @@ fn release(
 
 /// `Plan_tell_feasible_N`: every execution of that tell is feasible.
 fn tell_feasible(ir: &Ir, net: &Network, graph: &Graph, plan: ir::PlanId, n: u32) -> Status {
-    for (s, edges) in graph.succ.iter().enumerate() {
-        for (i, e) in edges.iter().enumerate() {
+    for s in 0..graph.len() {
+        for (i, e) in graph.succ(StateId(s as u32)).enumerate() {
             if e.tells.iter().any(|&(p, k, ok)| p == plan && k == n && !ok) {
                 let mut cex = path_cex(ir, net, graph, StateId(s as u32), None, String::new());
                 cex.steps
