@@ -12,7 +12,7 @@
 
 use crate::check::{BindingTarget, Program};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::explore::{self, Graph, Limits, StateId, describe_event, show_value};
+use crate::explore::{self, Explorer, Graph, Limits, StateId, describe_event, show_value};
 use crate::source::{Dialect, SourceMap, Span};
 use crate::syntax::ast;
 use hilbert_certificates::ir::{self, Cond, Ir, Network, Node, PatternArg};
@@ -135,6 +135,17 @@ pub fn show_atom(ir: &Ir, net: &Network, atom: &Atom) -> String {
 
 /// Proves every obligation of the project.
 pub fn prove(ir: &Ir, program: &Program, sources: &SourceMap, limits: Limits) -> Proofs {
+    prove_using(ir, program, sources, limits, Explorer::Fast)
+}
+
+/// Proves every obligation of the project, exploring with `explorer`.
+pub fn prove_using(
+    ir: &Ir,
+    program: &Program,
+    sources: &SourceMap,
+    limits: Limits,
+    explorer: Explorer,
+) -> Proofs {
     let mut proofs = Proofs::default();
     for (ai, agent) in program.agents.iter().enumerate() {
         let ir_agent = &ir.agents[ai];
@@ -174,7 +185,7 @@ pub fn prove(ir: &Ir, program: &Program, sources: &SourceMap, limits: Limits) ->
             let net = &ir.networks[net_index as usize];
             let plan_name = net.plan(net.root).name.clone();
             let sem = Semantics::new(net, ir_agent);
-            let explored = explore::fast::explore(net, ir_agent, vec![sem.initial()], limits);
+            let explored = explore::explore_with(explorer, net, ir_agent, vec![sem.initial()], limits);
             let graph = &explored.graph;
             proofs.states += graph.len();
             proofs.transitions += graph.transitions();
@@ -257,7 +268,7 @@ pub fn prove(ir: &Ir, program: &Program, sources: &SourceMap, limits: Limits) ->
                     let status = if let Some(reason) = &bound {
                         Status::Unproved(reason.clone())
                     } else {
-                        release(ir, net, &sem, &explored, &atom, limits)
+                        release(ir, net, &sem, &explored, &atom, limits, explorer)
                     };
                     proofs.theorems.push(Theorem {
                         name,
@@ -623,9 +634,10 @@ fn release(
     ir: &Ir,
     net: &Network,
     sem: &Semantics,
-    explored: &explore::fast::Explored,
+    explored: &explore::Space,
     atom: &Atom,
     limits: Limits,
+    explorer: Explorer,
 ) -> Status {
     let graph = &explored.graph;
     let raised: Vec<StateId> = (0..graph.len() as u32)
@@ -634,7 +646,7 @@ fn release(
         .collect();
     for &s in &raised {
         let aborted = sem.abort_root(&explored.state(s));
-        let sub = explore::fast::explore(net, sem.agent(), vec![aborted.next], limits);
+        let sub = explore::explore_with(explorer, net, sem.agent(), vec![aborted.next], limits);
         let sub = &sub.graph;
         if sub.truncated {
             return Status::Unproved(format!(

@@ -9,8 +9,8 @@ pub mod fast;
 pub mod reference;
 
 use std::hash::{Hash, Hasher};
-use hilbert_certificates::ir::{Network, PlanId, Value};
-use hilbert_kernel::semantics::{Atom, Event, Fault};
+use hilbert_certificates::ir::{Agent, Network, PlanId, Value};
+use hilbert_kernel::semantics::{Atom, Event, Fault, Semantics, State};
 
 /// Index of a state in a [`Graph`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -305,5 +305,65 @@ pub fn show_value(net: &Network, v: &Value) -> String {
         Value::Bool(b) => b.to_string(),
         Value::Str(s) => format!("{s:?}"),
         Value::Chan { .. } => channel_name(net, v),
+    }
+}
+
+/// Which explorer builds a graph.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Explorer {
+    /// [`fast`]: the one the build uses.
+    #[default]
+    Fast,
+    /// [`reference`]: the yardstick, for differential tests.
+    Reference,
+}
+
+/// An explored state space: the graph, and the reference state of each of its states.
+pub struct Space {
+    /// The graph.
+    pub graph: Graph,
+    states: SpaceStates,
+}
+
+enum SpaceStates {
+    Fast(Box<fast::Explored>),
+    Reference(Vec<State>),
+}
+
+impl Space {
+    /// The reference state with this id.
+    pub fn state(&self, id: StateId) -> State {
+        match &self.states {
+            SpaceStates::Fast(e) => e.state(id),
+            SpaceStates::Reference(states) => states[id.0 as usize].clone(),
+        }
+    }
+}
+
+/// Explores `net` from `starts` with the chosen explorer.
+pub fn explore_with(
+    explorer: Explorer,
+    net: &Network,
+    agent: &Agent,
+    starts: Vec<State>,
+    limits: Limits,
+) -> Space {
+    match explorer {
+        Explorer::Fast => {
+            let mut e = fast::explore(net, agent, starts, limits);
+            let graph = std::mem::take(&mut e.graph);
+            Space {
+                graph,
+                states: SpaceStates::Fast(Box::new(e)),
+            }
+        }
+        Explorer::Reference => {
+            let sem = Semantics::new(net, agent);
+            let (graph, states) = reference::explore(&sem, starts, limits);
+            Space {
+                graph,
+                states: SpaceStates::Reference(states),
+            }
+        }
     }
 }

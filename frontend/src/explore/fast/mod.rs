@@ -179,6 +179,10 @@ pub struct Explored {
     /// The graph, numbered as the reference explorer numbers it.
     pub graph: Graph,
     keys: Vec<u64>,
+    /// The belief set of each state and the sets (kept apart from the graph, which a caller may
+    /// take).
+    state_sets: Vec<u32>,
+    sets: Vec<Vec<Atom>>,
     terms: Vec<T>,
     atoms: Vec<Atom>,
     strings: Vec<String>,
@@ -191,7 +195,8 @@ impl Explored {
     pub fn state(&self, id: StateId) -> State {
         let key = self.keys[id.0 as usize];
         let term = self.term((key >> 32) as Tid);
-        let beliefs = self.graph.beliefs(id).iter().cloned().collect();
+        let set = self.state_sets[id.0 as usize] as usize;
+        let beliefs = self.sets[set].iter().cloned().collect();
         State { term, beliefs }
     }
 
@@ -364,9 +369,13 @@ pub fn explore(net: &Network, agent: &Agent, starts: Vec<State>, limits: Limits)
     let arena_bytes = g.arena.heap_bytes();
     let code = g.code;
     let atoms = g.atoms.iter().map(|a| atom_of(&code, a)).collect();
+    let state_sets = g.visited.keys.iter().map(|&k| k as u32).collect();
+    let sets = g.graph.belief_sets().to_vec();
     Explored {
         graph: g.graph,
         keys: g.visited.keys,
+        state_sets,
+        sets,
         terms: g.arena.terms,
         atoms,
         strings: code.strings,
