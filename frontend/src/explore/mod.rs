@@ -367,3 +367,8 @@ pub fn explore_with(
         }
     }
 }
+
+/// The scene's initial state of `net`: the root plan called, no beliefs.
+pub fn initial(net: &Network, agent: &Agent) -> State {
+    Semantics::new(net, agent).initial()
+}

@@ -61,12 +61,17 @@ struct LabelKey {
 
 const NONE: u32 = u32::MAX;
 
-/// The visited set: the key of every state, by id, and an open-addressing table of ids.
+/// The visited set: the key of every state, by id (in blocks, so that growing never copies
+/// them nor leaves more than one block unused), and an open-addressing table of ids.
 #[derive(Default)]
 struct Visited {
-    keys: Vec<u64>,
+    blocks: Vec<Box<[u64]>>,
+    len: usize,
     slots: Vec<u32>,
 }
+
+const BLOCK_BITS: usize = 16;
+const BLOCK: usize = 1 << BLOCK_BITS;
 
 fn mix(k: u64) -> u64 {
     let k = (k ^ (k >> 31)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
@@ -74,6 +79,15 @@ fn mix(k: u64) -> u64 {
 }
 
 impl Visited {
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn key(&self, id: u32) -> u64 {
+        let id = id as usize;
+        self.blocks[id >> BLOCK_BITS][id & (BLOCK - 1)]
+    }
+
     fn find(&self, key: u64) -> Option<u32> {
         if self.slots.is_empty() {
             return None;
@@ -85,7 +99,7 @@ impl Visited {
             if s == NONE {
                 return None;
             }
-            if self.keys[s as usize] == key {
+            if self.key(s) == key {
                 return Some(s);
             }
             i = (i + 1) & mask;
@@ -94,9 +108,13 @@ impl Visited {
 
     /// Adds a key known to be absent; returns its id.
     fn add(&mut self, key: u64) -> u32 {
-        let id = self.keys.len() as u32;
-        self.keys.push(key);
-        if self.keys.len() * 8 > self.slots.len() * 7 {
+        let id = self.len as u32;
+        if self.len & (BLOCK - 1) == 0 {
+            self.blocks.push(vec![0; BLOCK].into_boxed_slice());
+        }
+        self.blocks[self.len >> BLOCK_BITS][self.len & (BLOCK - 1)] = key;
+        self.len += 1;
+        if self.len * 8 > self.slots.len() * 7 {
             self.grow();
         } else {
             self.place(id);
@@ -106,7 +124,7 @@ impl Visited {
 
     fn place(&mut self, id: u32) {
         let mask = self.slots.len() - 1;
-        let mut i = mix(self.keys[id as usize]) as usize & mask;
+        let mut i = mix(self.key(id)) as usize & mask;
         while self.slots[i] != NONE {
             i = (i + 1) & mask;
         }
@@ -116,13 +134,15 @@ impl Visited {
     fn grow(&mut self) {
         let n = (self.slots.len() * 2).max(1024);
         self.slots = vec![NONE; n];
-        for id in 0..self.keys.len() as u32 {
+        for id in 0..self.len as u32 {
             self.place(id);
         }
     }
 
     fn heap_bytes(&self) -> usize {
-        self.keys.capacity() * 8 + self.slots.capacity() * 4
+        self.blocks.len() * BLOCK * 8
+            + self.blocks.capacity() * std::mem::size_of::<Box<[u64]>>()
+            + self.slots.capacity() * 4
     }
 }
 
@@ -178,7 +198,7 @@ struct ChunkOut {
 pub struct Explored {
     /// The graph, numbered as the reference explorer numbers it.
     pub graph: Graph,
-    keys: Vec<u64>,
+    visited: Visited,
     /// The belief set of each state and the sets (kept apart from the graph, which a caller may
     /// take).
     state_sets: Vec<u32>,
@@ -193,7 +213,7 @@ pub struct Explored {
 impl Explored {
     /// The reference state with this id.
     pub fn state(&self, id: StateId) -> State {
-        let key = self.keys[id.0 as usize];
+        let key = self.visited.key(id.0);
         let term = self.term((key >> 32) as Tid);
         let set = self.state_sets[id.0 as usize] as usize;
         let beliefs = self.sets[set].iter().cloned().collect();
@@ -349,8 +369,8 @@ pub fn explore(net: &Network, agent: &Agent, starts: Vec<State>, limits: Limits)
     });
     let pool = pool.flatten();
     let mut level = 0usize;
-    while level < g.visited.keys.len() {
-        let end = g.visited.keys.len();
+    while level < g.visited.len() {
+        let end = g.visited.len();
         let ids: Vec<u32> = (level as u32..end as u32).collect();
         let chunks: Vec<&[u32]> = ids.chunks(CHUNK).collect();
         let outs: Vec<ChunkOut> = match &pool {
@@ -369,11 +389,13 @@ pub fn explore(net: &Network, agent: &Agent, starts: Vec<State>, limits: Limits)
     let arena_bytes = g.arena.heap_bytes();
     let code = g.code;
     let atoms = g.atoms.iter().map(|a| atom_of(&code, a)).collect();
-    let state_sets = g.visited.keys.iter().map(|&k| k as u32).collect();
+    let state_sets = (0..g.visited.len() as u32)
+        .map(|i| g.visited.key(i) as u32)
+        .collect();
     let sets = g.graph.belief_sets().to_vec();
     Explored {
         graph: g.graph,
-        keys: g.visited.keys,
+        visited: g.visited,
         state_sets,
         sets,
         terms: g.arena.terms,
@@ -398,7 +420,7 @@ impl Global<'_> {
         if let Some(id) = self.visited.find(key) {
             return Some(id);
         }
-        if self.visited.keys.len() >= limits.max_states {
+        if self.visited.len() >= limits.max_states {
             self.graph.truncated = true;
             return None;
         }
@@ -526,7 +548,7 @@ impl Global<'_> {
         let mut seen: FxMap<Tid, usize> = FxMap::default();
         let mut expansions = Vec::with_capacity(ids.len());
         for &id in ids {
-            let key = self.visited.keys[id as usize];
+            let key = self.visited.key(id);
             let term = (key >> 32) as Tid;
             let set = key as u32;
             let span = self.steps_of.get(term as usize).copied().unwrap_or(NONE);
@@ -588,7 +610,7 @@ impl Global<'_> {
             spans_of_computed.push(self.steps_of[*term as usize]);
         }
         for (&from, exp) in ids.iter().zip(out.expansions) {
-            let set = self.visited.keys[from as usize] as u32;
+            let set = self.visited.key(from) as u32;
             let found: Vec<Found> = match exp {
                 Expansion::Known(found) => found,
                 Expansion::New(k) => {
