@@ -185,7 +185,8 @@ pub fn prove_using(
             let net = &ir.networks[net_index as usize];
             let plan_name = net.plan(net.root).name.clone();
             let sem = Semantics::new(net, ir_agent);
-            let explored = explore::explore_with(explorer, net, ir_agent, vec![sem.initial()], limits);
+            let explored =
+                explore::explore_with(explorer, net, ir_agent, vec![sem.initial()], limits);
             let graph = &explored.graph;
             proofs.states += graph.len();
             proofs.transitions += graph.transitions();
@@ -529,10 +530,7 @@ fn path_cex(
         cycle_from = Some(steps.len());
         for (k, &s) in cycle.iter().enumerate() {
             let next = cycle[(k + 1) % cycle.len()];
-            let i = graph
-                .succ(s)
-                .position(|e| e.to == next)
-                .unwrap_or(0);
+            let i = graph.succ(s).position(|e| e.to == next).unwrap_or(0);
             steps.push(cex_step(ir, net, graph, s, i));
         }
     }

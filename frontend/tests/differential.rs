@@ -93,7 +93,11 @@ fn canonical(g: &Graph) -> (Vec<u32>, Vec<String>, bool, bool) {
             }
         }
     }
-    assert_eq!(order.len(), g.len(), "every state is reachable from a start");
+    assert_eq!(
+        order.len(),
+        g.len(),
+        "every state is reachable from a start"
+    );
     let starts = g.starts.iter().map(|s| number[s.0 as usize]).collect();
     let states = order
         .iter()
@@ -126,8 +130,12 @@ fn identical(a: &Graph, b: &Graph) -> bool {
         && (0..a.len() as u32).map(StateId).all(|s| {
             a.beliefs(s) == b.beliefs(s)
                 && a.finished(s) == b.finished(s)
-                && a.succ(s).map(|e| (e.to, e.label.clone())).collect::<Vec<_>>()
-                    == b.succ(s).map(|e| (e.to, e.label.clone())).collect::<Vec<_>>()
+                && a.succ(s)
+                    .map(|e| (e.to, e.label.clone()))
+                    .collect::<Vec<_>>()
+                    == b.succ(s)
+                        .map(|e| (e.to, e.label.clone()))
+                        .collect::<Vec<_>>()
         })
 }
 
@@ -149,7 +157,10 @@ fn compare(what: &str, net: &Network, ir: &Ir, starts: Vec<State>, max_states: u
     assert_eq!(fg.truncated, rg.truncated, "{what}: truncated");
     assert_eq!(fg.overflow, rg.overflow, "{what}: overflow");
     if !rg.truncated {
-        assert!(canonical(fg) == canonical(&rg), "{what}: canonical forms differ");
+        assert!(
+            canonical(fg) == canonical(&rg),
+            "{what}: canonical forms differ"
+        );
     }
     // The states themselves: the fast ids name the reference's states, one to one, and the
     // transitions agree under that map.
@@ -164,7 +175,11 @@ fn compare(what: &str, net: &Network, ir: &Ir, starts: Vec<State>, max_states: u
     let mut seen = map.clone();
     seen.sort();
     seen.dedup();
-    assert_eq!(seen.len(), map.len(), "{what}: two fast states are one reference state");
+    assert_eq!(
+        seen.len(),
+        map.len(),
+        "{what}: two fast states are one reference state"
+    );
     for i in 0..fg.len() as u32 {
         let f: Vec<_> = fg
             .succ(StateId(i))
@@ -176,7 +191,10 @@ fn compare(what: &str, net: &Network, ir: &Ir, starts: Vec<State>, max_states: u
             .collect();
         assert_eq!(f, r, "{what}: transitions of state {i}");
     }
-    assert!(identical(fg, &f2.graph), "{what}: 1 and 2 threads number differently");
+    assert!(
+        identical(fg, &f2.graph),
+        "{what}: 1 and 2 threads number differently"
+    );
     fg.len()
 }
 
@@ -199,7 +217,13 @@ fn fast_and_reference_explorers_agree() {
             // Truncated explorations stop at the same state.
             for bound in [1, n / 2, n.saturating_sub(1)] {
                 if bound > 0 && bound < n {
-                    compare(&format!("{what} bound {bound}"), net, ir, vec![sem.initial()], bound);
+                    compare(
+                        &format!("{what} bound {bound}"),
+                        net,
+                        ir,
+                        vec![sem.initial()],
+                        bound,
+                    );
                 }
             }
             // From the states aborting the root leads to, every one as a start.
@@ -224,9 +248,8 @@ fn obligations_get_the_same_verdicts_from_both_explorers() {
             max_states: 1_000_000,
             jobs: 2,
         };
-        let run = |e| {
-            obligations::prove_using(ir, &p.checked.program, &p.loaded.sources, limits, e)
-        };
+        let run =
+            |e| obligations::prove_using(ir, &p.checked.program, &p.loaded.sources, limits, e);
         let (fast, reference) = (run(Explorer::Fast), run(Explorer::Reference));
         assert_eq!(fast.theorems, reference.theorems, "{}", p.name);
         assert_eq!(fast.diagnostics, reference.diagnostics, "{}", p.name);

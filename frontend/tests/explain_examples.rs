@@ -3,7 +3,9 @@
 
 use hilbert_frontend::explain::{self, ExampleFile};
 use hilbert_frontend::explore::Limits;
-use hilbert_frontend::{Code, Dialect, Severity, check_project, lower, obligations, project, syntax};
+use hilbert_frontend::{
+    Code, Dialect, Severity, check_project, lower, obligations, project, syntax,
+};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -14,9 +14,9 @@
 //! `graph_bytes_per_state` (the transitions, labels and belief sets handed to the obligations)
 //! are printed after it, for the whole picture.
 
+use hilbert_benchmarks::philosophers;
 use hilbert_frontend::explore::{self, Limits, fast};
 use hilbert_frontend::{check_project, project};
-use hilbert_benchmarks::philosophers;
 use std::process::ExitCode;
 use std::time::Instant;
 

@@ -8,9 +8,9 @@
 pub mod fast;
 pub mod reference;
 
-use std::hash::{Hash, Hasher};
 use hilbert_certificates::ir::{Agent, Network, PlanId, Value};
 use hilbert_kernel::semantics::{Atom, Event, Fault, Semantics, State};
+use std::hash::{Hash, Hasher};
 
 /// Index of a state in a [`Graph`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

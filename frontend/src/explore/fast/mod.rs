@@ -73,9 +73,13 @@ struct Visited {
 const BLOCK_BITS: usize = 16;
 const BLOCK: usize = 1 << BLOCK_BITS;
 
-fn mix(k: u64) -> u64 {
-    let k = (k ^ (k >> 31)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    k ^ (k >> 29)
+/// The finaliser of MurmurHash3: every bit of the key reaches the low bits the table uses.
+fn mix(mut k: u64) -> u64 {
+    k ^= k >> 33;
+    k = k.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    k ^= k >> 33;
+    k = k.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    k ^ (k >> 33)
 }
 
 impl Visited {
@@ -180,17 +184,19 @@ struct Found {
     to: u32,
 }
 
+#[derive(Clone, Copy)]
 enum Expansion {
-    /// The term's steps were known: one entry per step.
-    Known(Vec<Found>),
+    /// The term's steps were known: they are `found[start..end]` of the chunk.
+    Known(u32, u32),
     /// The term is new: its steps are entry `k` of the chunk's computed steps.
-    New(usize),
+    New(u32),
 }
 
 struct ChunkOut {
     arena: Arena,
     computed: Vec<(Tid, Vec<LStep>)>,
     expansions: Vec<Expansion>,
+    found: Vec<Found>,
 }
 
 /// The result of a fast exploration: the graph, and what is needed to rebuild the reference
@@ -547,6 +553,7 @@ impl Global<'_> {
         let mut computed: Vec<(Tid, Vec<LStep>)> = Vec::new();
         let mut seen: FxMap<Tid, usize> = FxMap::default();
         let mut expansions = Vec::with_capacity(ids.len());
+        let mut found = Vec::with_capacity(ids.len() * 8);
         for &id in ids {
             let key = self.visited.key(id);
             let term = (key >> 32) as Tid;
@@ -554,35 +561,40 @@ impl Global<'_> {
             let span = self.steps_of.get(term as usize).copied().unwrap_or(NONE);
             if span != NONE {
                 let (start, len) = self.spans[span as usize];
-                let found = self.steps[start as usize..(start + len) as usize]
-                    .iter()
-                    .map(|&(act, next)| {
-                        let replay = self.replay.get(&(act, set)).copied();
-                        let to = replay
-                            .and_then(|(s, _)| self.visited.find(((next as u64) << 32) | s as u64))
-                            .unwrap_or(NONE);
-                        Found {
-                            act,
-                            next,
-                            replay: replay.unwrap_or((NONE, NONE)),
-                            to,
-                        }
-                    })
-                    .collect();
-                expansions.push(Expansion::Known(found));
+                let first = found.len() as u32;
+                found.extend(
+                    self.steps[start as usize..(start + len) as usize]
+                        .iter()
+                        .map(|&(act, next)| {
+                            let replay = self.replay.get(&(act, set)).copied();
+                            let to = replay
+                                .and_then(|(s, _)| {
+                                    self.visited.find(((next as u64) << 32) | s as u64)
+                                })
+                                .unwrap_or(NONE);
+                            Found {
+                                act,
+                                next,
+                                replay: replay.unwrap_or((NONE, NONE)),
+                                to,
+                            }
+                        }),
+                );
+                expansions.push(Expansion::Known(first, found.len() as u32));
             } else {
                 let k = *seen.entry(term).or_insert_with(|| {
                     let steps = self.code.steps(&mut ar, term);
                     computed.push((term, steps));
                     computed.len() - 1
                 });
-                expansions.push(Expansion::New(k));
+                expansions.push(Expansion::New(k as u32));
             }
         }
         ChunkOut {
             arena: ar.local,
             computed,
             expansions,
+            found,
         }
     }
 
@@ -594,7 +606,8 @@ impl Global<'_> {
         let mut spans_of_computed = Vec::with_capacity(out.computed.len());
         for (term, steps) in &out.computed {
             if self.steps_of.len() <= *term as usize {
-                self.steps_of.resize(self.arena.terms.len().max(*term as usize + 1), NONE);
+                self.steps_of
+                    .resize(self.arena.terms.len().max(*term as usize + 1), NONE);
             }
             if self.steps_of[*term as usize] == NONE {
                 let start = self.steps.len() as u32;
@@ -609,24 +622,28 @@ impl Global<'_> {
             }
             spans_of_computed.push(self.steps_of[*term as usize]);
         }
-        for (&from, exp) in ids.iter().zip(out.expansions) {
+        let mut fresh = Vec::new();
+        for (&from, &exp) in ids.iter().zip(&out.expansions) {
             let set = self.visited.key(from) as u32;
-            let found: Vec<Found> = match exp {
-                Expansion::Known(found) => found,
+            let found: &[Found] = match exp {
+                Expansion::Known(a, b) => &out.found[a as usize..b as usize],
                 Expansion::New(k) => {
-                    let (start, len) = self.spans[spans_of_computed[k] as usize];
-                    self.steps[start as usize..(start + len) as usize]
-                        .iter()
-                        .map(|&(act, next)| Found {
-                            act,
-                            next,
-                            replay: (NONE, NONE),
-                            to: NONE,
-                        })
-                        .collect()
+                    let (start, len) = self.spans[spans_of_computed[k as usize] as usize];
+                    fresh.clear();
+                    fresh.extend(
+                        self.steps[start as usize..(start + len) as usize]
+                            .iter()
+                            .map(|&(act, next)| Found {
+                                act,
+                                next,
+                                replay: (NONE, NONE),
+                                to: NONE,
+                            }),
+                    );
+                    &fresh
                 }
             };
-            for f in found {
+            for &f in found {
                 self.graph.overflow |= self.acts[f.act as usize].overflow;
                 let (after, label) = if f.replay.0 == NONE {
                     self.replay_act(f.act, set)
@@ -779,4 +796,3 @@ impl Global<'_> {
         }
     }
 }
-

@@ -265,9 +265,7 @@ impl<'n> Code<'n> {
             Expr::And(a, b) => {
                 V::Bool(boolean(self.eval(a, env)?)? && boolean(self.eval(b, env)?)?)
             }
-            Expr::Or(a, b) => {
-                V::Bool(boolean(self.eval(a, env)?)? || boolean(self.eval(b, env)?)?)
-            }
+            Expr::Or(a, b) => V::Bool(boolean(self.eval(a, env)?)? || boolean(self.eval(b, env)?)?),
         })
     }
 
@@ -626,7 +624,15 @@ impl<'n> Code<'n> {
         }
     }
 
-    fn thread(&self, ar: &mut Overlay, inst: u32, plan: u32, ready: bool, stack: Vec<u32>, env: Box<[V]>) -> Tid {
+    fn thread(
+        &self,
+        ar: &mut Overlay,
+        inst: u32,
+        plan: u32,
+        ready: bool,
+        stack: Vec<u32>,
+        env: Box<[V]>,
+    ) -> Tid {
         ar.mk(
             self.net,
             T::Thread {
@@ -890,7 +896,14 @@ impl<'n> Code<'n> {
         self.faulted(ar, f)
     }
 
-    fn fault_at(&self, ar: &mut Overlay, node: u32, args: &[Expr], env: &[V], ctx: &mut Ctx) -> Tid {
+    fn fault_at(
+        &self,
+        ar: &mut Overlay,
+        node: u32,
+        args: &[Expr],
+        env: &[V],
+        ctx: &mut Ctx,
+    ) -> Tid {
         for a in args {
             if let Err(e) = self.eval(a, env) {
                 return self.fault(ar, node, e, ctx);
@@ -989,7 +1002,13 @@ impl<'n> Code<'n> {
         matches!(ar.get(t), T::Par(_))
     }
 
-    fn fire_at(&self, ar: &mut Overlay, term: Tid, actions: &[(Vec<u32>, Action)], depth: usize) -> Tid {
+    fn fire_at(
+        &self,
+        ar: &mut Overlay,
+        term: Tid,
+        actions: &[(Vec<u32>, Action)],
+        depth: usize,
+    ) -> Tid {
         if let Some((_, action)) = actions.iter().find(|(p, _)| p.len() == depth) {
             return match ar.get(term).clone() {
                 T::Thread {
@@ -1198,4 +1217,3 @@ fn compare(op: CompareOp, a: V, b: V) -> Result<bool, EvalError> {
         }
     })
 }
-

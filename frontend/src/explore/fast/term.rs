@@ -368,4 +368,3 @@ impl Overlay<'_> {
         id | LOCAL
     }
 }
-
