@@ -5,7 +5,7 @@
 //! derives, even for a theorem it refuted or could not prove: the kernel then refuses it by its
 //! own check, so its verdict never rests on the frontend's word.
 
-use crate::explore::{Graph, StateId};
+use crate::explore::{Graph, Space, StateId};
 use hilbert_certificates::cert::{
     self, AfterRec, AtomRec, Body, FaultRec, SourceDigest, StateTable, TermNode, Witness,
 };
@@ -148,9 +148,9 @@ pub fn ranks(graph: &Graph, goal: &dyn Fn(StateId) -> bool) -> Vec<u64> {
                 stack.pop();
                 continue;
             }
-            let succ = &graph.succ[s];
-            if *next < succ.len() {
-                let t = succ[*next].to.0 as usize;
+            let degree = graph.degree(StateId(s as u32));
+            if *next < degree {
+                let t = graph.edge(StateId(s as u32), *next).to.0 as usize;
                 *next += 1;
                 if rank[t] == UNSET && !on_stack[t] {
                     on_stack[t] = true;
@@ -160,8 +160,8 @@ pub fn ranks(graph: &Graph, goal: &dyn Fn(StateId) -> bool) -> Vec<u64> {
                 }
                 continue;
             }
-            let mut r = if succ.is_empty() { u64::MAX } else { 0 };
-            for e in succ {
+            let mut r = if degree == 0 { u64::MAX } else { 0 };
+            for e in graph.succ(StateId(s as u32)) {
                 let t = e.to.0 as usize;
                 let rt = if goal(e.to) { 0 } else { rank[t] };
                 r = if rt >= UNSET || r == u64::MAX {
@@ -189,10 +189,13 @@ pub fn certificate(
     n: usize,
     sources: &[SourceDigest],
     sem: &Semantics,
-    graph: &Graph,
-    states: &[State],
-    explore_abort: &dyn Fn(Vec<State>) -> (Graph, Vec<State>),
+    space: &Space,
+    explore_abort: &dyn Fn(Vec<State>) -> Space,
 ) -> Vec<u8> {
+    let graph = &space.graph;
+    let states: Vec<State> = (0..graph.len() as u32)
+        .map(|i| space.state(StateId(i)))
+        .collect();
     let net = &ir.networks[n];
     let agent = &ir.agents[net.agent.0 as usize];
     let mut witnesses = Vec::new();
@@ -216,12 +219,15 @@ pub fn certificate(
                     .filter(|s| s.beliefs.contains(&atom))
                     .map(|s| sem.abort_root(s).next)
                     .collect();
-                let (sub, sub_states) = explore_abort(starts);
-                let finished = |s: StateId| sub.finished[s.0 as usize];
+                let sub = explore_abort(starts);
+                let sub_states: Vec<State> = (0..sub.graph.len() as u32)
+                    .map(|i| sub.state(StateId(i)))
+                    .collect();
+                let finished = |s: StateId| sub.graph.finished(s);
                 Witness::Release {
                     obligation: name,
                     states: state_table(&sub_states),
-                    ranks: ranks(&sub, &finished),
+                    ranks: ranks(&sub.graph, &finished),
                 }
             }
             Kind::TellFeasible(..) => Witness::TellFeasible { obligation: name },
@@ -234,7 +240,7 @@ pub fn certificate(
         ir_sha256: cert::sha256(&cert::ir_bytes(ir)),
         ir: ir.clone(),
         network: n as u32,
-        states: state_table(states),
+        states: state_table(&states),
         witnesses,
     };
     cert::encode(&body)

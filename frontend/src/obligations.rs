@@ -13,7 +13,7 @@
 use crate::certify;
 use crate::check::{BindingTarget, Program};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::explore::{self, Graph, Limits, StateId, describe_event, show_value};
+use crate::explore::{self, Explorer, Graph, Limits, StateId, describe_event, show_value};
 use crate::source::{Dialect, SourceMap, Span};
 use crate::syntax::ast;
 use hilbert_certificates::cert::SourceDigest;
@@ -148,14 +148,26 @@ pub fn show_atom(ir: &Ir, net: &Network, atom: &Atom) -> String {
     }
 }
 
-/// Proves every obligation of the project, and writes each network's certificate (with the
-/// given source digests) for the kernel.
+/// Proves every obligation of the project with the fast explorer, and writes each network's
+/// certificate (with the given source digests) for the kernel.
 pub fn prove(
     ir: &Ir,
     program: &Program,
     sources: &SourceMap,
     digests: &[SourceDigest],
     limits: Limits,
+) -> Proofs {
+    prove_using(ir, program, sources, digests, limits, Explorer::Fast)
+}
+
+/// Proves every obligation of the project, exploring with `explorer`.
+pub fn prove_using(
+    ir: &Ir,
+    program: &Program,
+    sources: &SourceMap,
+    digests: &[SourceDigest],
+    limits: Limits,
+    explorer: Explorer,
 ) -> Proofs {
     let mut proofs = Proofs::default();
     for (ai, agent) in program.agents.iter().enumerate() {
@@ -196,10 +208,12 @@ pub fn prove(
             let net = &ir.networks[net_index as usize];
             let plan_name = net.plan(net.root).name.clone();
             let sem = Semantics::new(net, ir_agent);
-            let (graph, states) = explore::reference::explore(&sem, vec![sem.initial()], limits);
+            let explored =
+                explore::explore_with(explorer, net, ir_agent, vec![sem.initial()], limits);
+            let graph = &explored.graph;
             proofs.states += graph.len();
             proofs.transitions += graph.transitions();
-            let bound = bound_passed(&graph, limits);
+            let bound = bound_passed(graph, limits);
             let lc = lower_camel(&plan_name);
             let counts = (graph.len(), graph.transitions());
             let first_theorem = proofs.theorems.len();
@@ -207,11 +221,11 @@ pub fn prove(
             // No deadlock.
             let status = match &bound {
                 Some(reason) => Status::Unproved(reason.clone()),
-                None => match first_deadlock(&graph) {
+                None => match first_deadlock(graph) {
                     None => Status::Proved,
                     Some(s) => {
-                        let conclusion = deadlock_reason(&graph, s);
-                        Status::Refuted(path_cex(ir, net, &graph, s, None, conclusion))
+                        let conclusion = deadlock_reason(graph, s);
+                        Status::Refuted(path_cex(ir, net, graph, s, None, conclusion))
                     }
                 },
             };
@@ -241,10 +255,11 @@ pub fn prove(
                         ir_desire.params_used[0]
                     ))
                 } else {
-                    let is_goal = |s: StateId| satisfies(&graph, s, &ir_desire.achieved);
-                    match inevitable(&graph, &is_goal) {
+                    let goal_sets = satisfying_sets(graph, &ir_desire.achieved);
+                    let is_goal = |s: StateId| goal_sets[graph.belief_set(s)];
+                    match inevitable(graph, &is_goal) {
                         Ok(()) => Status::Proved,
-                        Err(v) => Status::Refuted(violation_cex(ir, net, &graph, v, &goal)),
+                        Err(v) => Status::Refuted(violation_cex(ir, net, graph, v, &goal)),
                     }
                 };
                 proofs.theorems.push(Theorem {
@@ -278,7 +293,7 @@ pub fn prove(
                     let status = if let Some(reason) = &bound {
                         Status::Unproved(reason.clone())
                     } else {
-                        release(ir, net, &sem, &graph, &states, &atom, limits)
+                        release(ir, net, &sem, &explored, &atom, limits, explorer)
                     };
                     proofs.theorems.push(Theorem {
                         name,
@@ -314,7 +329,7 @@ pub fn prove(
                     let status = if let Some(reason) = &bound {
                         Status::Unproved(reason.clone())
                     } else {
-                        tell_feasible(ir, net, &graph, ir::PlanId(pi as u32), n)
+                        tell_feasible(ir, net, graph, ir::PlanId(pi as u32), n)
                     };
                     proofs.theorems.push(Theorem {
                         name: format!("{}_tell_feasible_{n}", code.name),
@@ -332,14 +347,13 @@ pub fn prove(
                 .map(|t| t.name.clone())
                 .collect();
             let explore_abort =
-                |starts: Vec<State>| explore::reference::explore(&sem, starts, limits);
+                |starts: Vec<State>| explore::explore_with(explorer, net, ir_agent, starts, limits);
             let bytes = certify::certificate(
                 ir,
                 net_index as usize,
                 digests,
                 &sem,
-                &graph,
-                &states,
+                &explored,
                 &explore_abort,
             );
             proofs.certificates.push(NetworkCertificate {
@@ -372,9 +386,16 @@ fn bound_passed(graph: &Graph, limits: Limits) -> Option<String> {
     }
 }
 
-fn satisfies(graph: &Graph, s: StateId, achieved: &[Cond]) -> bool {
-    let beliefs: BTreeSet<Atom> = graph.beliefs[s.0 as usize].iter().cloned().collect();
-    achieved.iter().any(|c| holds(c, &beliefs, Some(0)))
+/// For each distinct belief set of the graph, whether it satisfies one of the conditions.
+fn satisfying_sets(graph: &Graph, achieved: &[Cond]) -> Vec<bool> {
+    graph
+        .belief_sets()
+        .iter()
+        .map(|atoms| {
+            let beliefs: BTreeSet<Atom> = atoms.iter().cloned().collect();
+            achieved.iter().any(|c| holds(c, &beliefs, Some(0)))
+        })
+        .collect()
 }
 
 fn first_deadlock(graph: &Graph) -> Option<StateId> {
@@ -419,11 +440,10 @@ fn inevitable(graph: &Graph, is_goal: &dyn Fn(StateId) -> bool) -> Result<(), Vi
     }
     while let Some(s) = queue.pop_front() {
         order.push(s);
-        let succ = &graph.succ[s.0 as usize];
-        if succ.is_empty() {
+        if graph.degree(s) == 0 {
             return Err(Violation::Terminal(s));
         }
-        for e in succ {
+        for e in graph.succ(s) {
             if !is_goal(e.to) && !in_region[e.to.0 as usize] {
                 in_region[e.to.0 as usize] = true;
                 queue.push_back(e.to);
@@ -433,7 +453,7 @@ fn inevitable(graph: &Graph, is_goal: &dyn Fn(StateId) -> bool) -> Result<(), Vi
     // A cycle inside the region: Kahn's algorithm leaves exactly the states on or before cycles.
     let mut indegree = vec![0usize; n];
     for &s in &order {
-        for e in &graph.succ[s.0 as usize] {
+        for e in graph.succ(s) {
             if in_region[e.to.0 as usize] {
                 indegree[e.to.0 as usize] += 1;
             }
@@ -447,7 +467,7 @@ fn inevitable(graph: &Graph, is_goal: &dyn Fn(StateId) -> bool) -> Result<(), Vi
     let mut removed = vec![false; n];
     while let Some(s) = ready.pop() {
         removed[s.0 as usize] = true;
-        for e in &graph.succ[s.0 as usize] {
+        for e in graph.succ(s) {
             let t = e.to.0 as usize;
             if in_region[t] {
                 indegree[t] -= 1;
@@ -466,7 +486,7 @@ fn inevitable(graph: &Graph, is_goal: &dyn Fn(StateId) -> bool) -> Result<(), Vi
         if removed[s.0 as usize] {
             continue;
         }
-        for e in &graph.succ[s.0 as usize] {
+        for e in graph.succ(s) {
             if in_region[e.to.0 as usize] && !removed[e.to.0 as usize] {
                 preds[e.to.0 as usize].push(s);
             }
@@ -501,7 +521,7 @@ fn parents(graph: &Graph) -> Vec<Option<(StateId, usize)>> {
         queue.push_back(s);
     }
     while let Some(s) = queue.pop_front() {
-        for (i, e) in graph.succ[s.0 as usize].iter().enumerate() {
+        for (i, e) in graph.succ(s).enumerate() {
             if !seen[e.to.0 as usize] {
                 seen[e.to.0 as usize] = true;
                 parent[e.to.0 as usize] = Some((s, i));
@@ -526,7 +546,7 @@ fn path_to(graph: &Graph, target: StateId) -> Vec<(StateId, usize)> {
 }
 
 fn cex_step(ir: &Ir, net: &Network, graph: &Graph, from: StateId, edge: usize) -> CexStep {
-    let e = &graph.succ[from.0 as usize][edge];
+    let e = graph.edge(from, edge);
     let (process, event) = describe_event(net, &e.event);
     CexStep {
         process,
@@ -553,10 +573,7 @@ fn path_cex(
         cycle_from = Some(steps.len());
         for (k, &s) in cycle.iter().enumerate() {
             let next = cycle[(k + 1) % cycle.len()];
-            let i = graph.succ[s.0 as usize]
-                .iter()
-                .position(|e| e.to == next)
-                .unwrap_or(0);
+            let i = graph.succ(s).position(|e| e.to == next).unwrap_or(0);
             steps.push(cex_step(ir, net, graph, s, i));
         }
     }
@@ -576,7 +593,7 @@ fn violation_cex(
 ) -> Counterexample {
     match v {
         Violation::Terminal(s) => {
-            let conclusion = if graph.finished[s.0 as usize] {
+            let conclusion = if graph.finished(s) {
                 format!("the plan finished without {goal}")
             } else {
                 format!("{}, without {goal}", deadlock_reason(graph, s))
@@ -658,26 +675,28 @@ fn release(
     ir: &Ir,
     net: &Network,
     sem: &Semantics,
-    graph: &Graph,
-    states: &[State],
+    explored: &explore::Space,
     atom: &Atom,
     limits: Limits,
+    explorer: Explorer,
 ) -> Status {
+    let graph = &explored.graph;
     let raised: Vec<StateId> = (0..graph.len() as u32)
         .map(StateId)
-        .filter(|s| graph.beliefs[s.0 as usize].contains(atom))
+        .filter(|&s| graph.beliefs(s).contains(atom))
         .collect();
     for &s in &raised {
-        let aborted = sem.abort_root(&states[s.0 as usize]);
-        let (sub, _) = explore::reference::explore(sem, vec![aborted.next], limits);
+        let aborted = sem.abort_root(&explored.state(s));
+        let sub = explore::explore_with(explorer, net, sem.agent(), vec![aborted.next], limits);
+        let sub = &sub.graph;
         if sub.truncated {
             return Status::Unproved(format!(
                 "the exploration after the abort passed --max-states {}",
                 limits.max_states
             ));
         }
-        let finished = |t: StateId| sub.finished[t.0 as usize];
-        if let Err(v) = inevitable(&sub, &finished) {
+        let finished = |t: StateId| sub.finished(t);
+        if let Err(v) = inevitable(sub, &finished) {
             let mut cex = path_cex(ir, net, graph, s, None, String::new());
             cex.steps.push(CexStep {
                 process: "(commitment law)".into(),
@@ -695,7 +714,7 @@ fn release(
                     .map(|a| show_atom(ir, net, a))
                     .collect(),
             });
-            let tail = violation_cex(ir, net, &sub, v, "the handlers finishing");
+            let tail = violation_cex(ir, net, sub, v, "the handlers finishing");
             if let Some(k) = tail.cycle_from {
                 cex.cycle_from = Some(cex.steps.len() + k);
             }
@@ -711,8 +730,8 @@ fn release(
 
 /// `Plan_tell_feasible_N`: every execution of that tell is feasible.
 fn tell_feasible(ir: &Ir, net: &Network, graph: &Graph, plan: ir::PlanId, n: u32) -> Status {
-    for (s, edges) in graph.succ.iter().enumerate() {
-        for (i, e) in edges.iter().enumerate() {
+    for s in 0..graph.len() {
+        for (i, e) in graph.succ(StateId(s as u32)).enumerate() {
             if e.tells.iter().any(|&(p, k, ok)| p == plan && k == n && !ok) {
                 let mut cex = path_cex(ir, net, graph, StateId(s as u32), None, String::new());
                 cex.steps

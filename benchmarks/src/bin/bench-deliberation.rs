@@ -34,7 +34,10 @@ fn main() {
                 let ops = vec![
                     ValueOp::Const(1.0f64.to_bits()),
                     ValueOp::Const(0.1f64.to_bits()),
-                    ValueOp::Feature { belief: BeliefId(i % 8), field: 0 },
+                    ValueOp::Feature {
+                        belief: BeliefId(i % 8),
+                        field: 0,
+                    },
                     ValueOp::Mul,
                     ValueOp::Sub,
                     ValueOp::Learned(i),

@@ -2,8 +2,8 @@
 //! states themselves as keys. Deliberately simple: it is what the fast explorer is measured
 //! against.
 
-use super::{Edge, Graph, Limits, StateId};
-use hilbert_kernel::semantics::{Semantics, State, Term};
+use super::{Graph, Label, Limits, StateId};
+use hilbert_kernel::semantics::{Atom, Semantics, State, Term};
 use std::collections::HashMap;
 
 /// Explores from `starts` (breadth-first, so the first path found to a state is a shortest one).
@@ -12,6 +12,8 @@ pub fn explore(sem: &Semantics, starts: Vec<State>, limits: Limits) -> (Graph, V
     let mut graph = Graph::default();
     let mut states: Vec<State> = Vec::new();
     let mut index: HashMap<State, StateId> = HashMap::new();
+    let mut sets: HashMap<Vec<Atom>, u32> = HashMap::new();
+    let mut labels: HashMap<Label, u32> = HashMap::new();
     let mut add = |s: State, graph: &mut Graph, states: &mut Vec<State>| -> Option<StateId> {
         if let Some(id) = index.get(&s) {
             return Some(*id);
@@ -20,16 +22,12 @@ pub fn explore(sem: &Semantics, starts: Vec<State>, limits: Limits) -> (Graph, V
             graph.truncated = true;
             return None;
         }
-        let id = StateId(states.len() as u32);
+        let atoms: Vec<Atom> = s.beliefs.iter().cloned().collect();
+        let set = *sets
+            .entry(atoms.clone())
+            .or_insert_with(|| graph.add_belief_set(atoms));
+        let id = graph.add_state(set, s.finished(), first_fault(&s.term));
         index.insert(s.clone(), id);
-        graph.beliefs.push(s.beliefs.iter().cloned().collect());
-        graph.finished.push(s.finished());
-        graph.succ.push(Vec::new());
-        if let Term::Faulted(f) = &s.term {
-            graph.faults.push((id, f.clone()));
-        } else if let Some(f) = first_fault(&s.term) {
-            graph.faults.push((id, f));
-        }
         states.push(s);
         Some(id)
     };
@@ -48,13 +46,21 @@ pub fn explore(sem: &Semantics, starts: Vec<State>, limits: Limits) -> (Graph, V
             let Some(to) = add(step.next, &mut graph, &mut states) else {
                 continue;
             };
-            graph.succ[next].push(Edge {
-                to,
+            let label = Label {
                 event: step.event,
                 added: step.effects.added,
                 removed: step.effects.removed,
                 tells: step.effects.tells,
-            });
+            };
+            let label = match labels.get(&label) {
+                Some(&l) => l,
+                None => {
+                    let l = graph.add_label(label.clone());
+                    labels.insert(label, l);
+                    l
+                }
+            };
+            graph.add_edge(StateId(next as u32), to, label);
         }
         next += 1;
     }

@@ -1,0 +1,798 @@
+//! The fast explorer: the same state graph as [`super::reference`], computed faster.
+//!
+//! - **Terms are hash-consed** in an arena ([`term`]): a term is a `u32`, equal terms share
+//!   one id, and a settle skips every subterm it would leave unchanged.
+//! - **Control does not read beliefs**, so the steps of a control term (event, belief
+//!   operations, next term) are computed once ([`sem`]) and replayed on any belief set; the
+//!   replay of one step on one belief set is cached too.
+//! - **Belief sets are bit vectors** over a table of the atoms met so far, interned: a state is
+//!   a pair (term id, belief-set id) packed in a `u64`.
+//! - **The visited set is packed**: the keys of the states in order of their ids (8 bytes a
+//!   state) and an open-addressing table of `u32` ids into them.
+//! - **The search is breadth-first by levels**: the states of one level are expanded in
+//!   parallel (`rayon`, [`Limits::jobs`] threads) against frozen tables, then one thread
+//!   numbers the new states in the order of their parents and of their steps. That is the order
+//!   of the sequential breadth-first search, so ids do not depend on the thread count, and they
+//!   are those of the reference explorer.
+
+mod sem;
+mod term;
+
+use super::{Graph, Label, Limits, StateId};
+use bitvec::prelude::{BitVec, Lsb0};
+use hilbert_certificates::ir::{Agent, AgentId, BeliefId, LabelId, Network, NodeId, PlanId};
+use hilbert_kernel::semantics::{self, Atom, Event, State, Term};
+use rayon::prelude::*;
+use sem::{AtomV, Code, EventV, LStep, Op};
+use term::{After, Arena, FxMap, LOCAL, Overlay, T, Terms, Tid};
+
+/// A belief set: bit `i` is atom `i` of the atom table, with no trailing zeros.
+type Bits = BitVec<u64, Lsb0>;
+
+/// A belief operation with the atom interned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum OpI {
+    Believe(u32),
+    Forget(u32),
+    Tell {
+        plan: u32,
+        index: u32,
+        told: u32,
+        own: Option<u32>,
+    },
+}
+
+/// What a step does, whatever the beliefs: its event, belief operations and overflow.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Act {
+    event: EventV,
+    ops: Box<[OpI]>,
+    overflow: bool,
+}
+
+/// A label, with atoms interned.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct LabelKey {
+    event: EventV,
+    added: Box<[u32]>,
+    removed: Box<[u32]>,
+    tells: Box<[(u32, u32, bool)]>,
+}
+
+const NONE: u32 = u32::MAX;
+
+/// The visited set: the key of every state, by id (in blocks, so that growing never copies
+/// them nor leaves more than one block unused), and an open-addressing table of ids.
+#[derive(Default)]
+struct Visited {
+    blocks: Vec<Box<[u64]>>,
+    len: usize,
+    slots: Vec<u32>,
+}
+
+const BLOCK_BITS: usize = 16;
+const BLOCK: usize = 1 << BLOCK_BITS;
+
+/// The finaliser of MurmurHash3: every bit of the key reaches the low bits the table uses.
+fn mix(mut k: u64) -> u64 {
+    k ^= k >> 33;
+    k = k.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    k ^= k >> 33;
+    k = k.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    k ^ (k >> 33)
+}
+
+impl Visited {
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn key(&self, id: u32) -> u64 {
+        let id = id as usize;
+        self.blocks[id >> BLOCK_BITS][id & (BLOCK - 1)]
+    }
+
+    fn find(&self, key: u64) -> Option<u32> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = mix(key) as usize & mask;
+        loop {
+            let s = self.slots[i];
+            if s == NONE {
+                return None;
+            }
+            if self.key(s) == key {
+                return Some(s);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Adds a key known to be absent; returns its id.
+    fn add(&mut self, key: u64) -> u32 {
+        let id = self.len as u32;
+        if self.len & (BLOCK - 1) == 0 {
+            self.blocks.push(vec![0; BLOCK].into_boxed_slice());
+        }
+        self.blocks[self.len >> BLOCK_BITS][self.len & (BLOCK - 1)] = key;
+        self.len += 1;
+        if self.len * 8 > self.slots.len() * 7 {
+            self.grow();
+        } else {
+            self.place(id);
+        }
+        id
+    }
+
+    fn place(&mut self, id: u32) {
+        let mask = self.slots.len() - 1;
+        let mut i = mix(self.key(id)) as usize & mask;
+        while self.slots[i] != NONE {
+            i = (i + 1) & mask;
+        }
+        self.slots[i] = id;
+    }
+
+    fn grow(&mut self) {
+        let n = (self.slots.len() * 2).max(1024);
+        self.slots = vec![NONE; n];
+        for id in 0..self.len as u32 {
+            self.place(id);
+        }
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.blocks.len() * BLOCK * 8
+            + self.blocks.capacity() * std::mem::size_of::<Box<[u64]>>()
+            + self.slots.capacity() * 4
+    }
+}
+
+/// Everything the search shares between levels.
+struct Global<'n> {
+    code: Code<'n>,
+    arena: Arena,
+    /// Per global term: index into `spans` of its steps, or `NONE` if not computed yet.
+    steps_of: Vec<u32>,
+    spans: Vec<(u32, u32)>,
+    /// Each computed step: its act and next term.
+    steps: Vec<(u32, Tid)>,
+    acts: Vec<Act>,
+    act_index: FxMap<Act, u32>,
+    atoms: Vec<AtomV>,
+    atom_index: FxMap<AtomV, u32>,
+    /// Belief sets by id (the same ids as the graph's belief sets).
+    sets: Vec<Bits>,
+    set_index: FxMap<Bits, u32>,
+    /// (act, belief set) → (belief set after, graph label).
+    replay: FxMap<(u32, u32), (u32, u32)>,
+    labels: FxMap<LabelKey, u32>,
+    visited: Visited,
+    graph: Graph,
+}
+
+/// What one state's expansion found, per step.
+#[derive(Clone, Copy)]
+struct Found {
+    act: u32,
+    next: Tid,
+    /// The replay, if it was cached: (belief set, label).
+    replay: (u32, u32),
+    /// The state, if it was known.
+    to: u32,
+}
+
+#[derive(Clone, Copy)]
+enum Expansion {
+    /// The term's steps were known: they are `found[start..end]` of the chunk.
+    Known(u32, u32),
+    /// The term is new: its steps are entry `k` of the chunk's computed steps.
+    New(u32),
+}
+
+struct ChunkOut {
+    arena: Arena,
+    computed: Vec<(Tid, Vec<LStep>)>,
+    expansions: Vec<Expansion>,
+    found: Vec<Found>,
+}
+
+/// The result of a fast exploration: the graph, and what is needed to rebuild the reference
+/// [`State`] of any of its states.
+pub struct Explored {
+    /// The graph, numbered as the reference explorer numbers it.
+    pub graph: Graph,
+    visited: Visited,
+    /// The belief set of each state and the sets (kept apart from the graph, which a caller may
+    /// take).
+    state_sets: Vec<u32>,
+    sets: Vec<Vec<Atom>>,
+    terms: Vec<T>,
+    atoms: Vec<Atom>,
+    strings: Vec<String>,
+    visited_bytes: usize,
+    arena_bytes: usize,
+}
+
+impl Explored {
+    /// The reference state with this id.
+    pub fn state(&self, id: StateId) -> State {
+        let key = self.visited.key(id.0);
+        let term = self.term((key >> 32) as Tid);
+        let set = self.state_sets[id.0 as usize] as usize;
+        let beliefs = self.sets[set].iter().cloned().collect();
+        State { term, beliefs }
+    }
+
+    /// Heap bytes of the visited set (the packed keys and the table of ids), as it stood when
+    /// the exploration ended.
+    pub fn visited_bytes(&self) -> usize {
+        self.visited_bytes
+    }
+
+    /// Heap bytes of the term arena and its index, as they stood when the exploration ended.
+    pub fn arena_bytes(&self) -> usize {
+        self.arena_bytes
+    }
+
+    /// The atom table (every atom some belief set held), in order of first appearance.
+    pub fn atoms(&self) -> &[Atom] {
+        &self.atoms
+    }
+
+    fn value(&self, v: term::V) -> hilbert_certificates::ir::Value {
+        use hilbert_certificates::ir::Value;
+        match v {
+            term::V::Int(n) => Value::Int(n),
+            term::V::Bool(b) => Value::Bool(b),
+            term::V::Str(s) => Value::Str(self.strings[s as usize].clone()),
+            term::V::Chan {
+                instance,
+                plan,
+                index,
+            } => Value::Chan {
+                instance,
+                plan: PlanId(plan),
+                index,
+            },
+        }
+    }
+
+    fn term(&self, id: Tid) -> Term {
+        let b = |id: Tid| Box::new(self.term(id));
+        match &self.terms[id as usize] {
+            T::Done => Term::Done,
+            T::Faulted(f) => Term::Faulted(f.clone()),
+            T::Thread {
+                inst,
+                plan,
+                ready,
+                stack,
+                env,
+            } => Term::Thread {
+                inst: *inst,
+                plan: PlanId(*plan),
+                stack: stack.iter().map(|&n| NodeId(n)).collect(),
+                env: env.iter().map(|&v| self.value(v)).collect(),
+                mode: if *ready {
+                    semantics::Mode::Ready
+                } else {
+                    semantics::Mode::Running
+                },
+            },
+            T::Then(a, r) => Term::Then(b(*a), b(*r)),
+            T::Par(cs) => Term::Par(cs.iter().map(|&c| self.term(c)).collect()),
+            T::Choice(cs) => Term::Choice(cs.iter().map(|&c| self.term(c)).collect()),
+            T::Interrupt(p, q) => Term::Interrupt(b(*p), b(*q)),
+            T::Suspended(t) => Term::Suspended(b(*t)),
+            T::Label {
+                inst,
+                label,
+                body,
+                start,
+            } => Term::Label {
+                inst: *inst,
+                label: LabelId(*label),
+                body: b(*body),
+                start: b(*start),
+            },
+            T::Inst {
+                inst,
+                plan,
+                params,
+                body,
+            } => Term::Inst {
+                inst: *inst,
+                plan: PlanId(*plan),
+                params: params.iter().map(|&v| self.value(v)).collect(),
+                body: b(*body),
+            },
+            T::Handling { body, then } => Term::Handling {
+                body: b(*body),
+                then: match then {
+                    After::End => semantics::After::End,
+                    After::Suspend(t) => semantics::After::Suspend(b(*t)),
+                    After::Continue(t) => semantics::After::Continue(b(*t)),
+                    After::Restart(t) => semantics::After::Restart(b(*t)),
+                },
+            },
+        }
+    }
+}
+
+/// How many states one parallel task expands.
+const CHUNK: usize = 256;
+
+/// Explores `net` (whose agent is `agent`) from `starts`, breadth-first, with the same result
+/// as [`super::reference::explore`]: the same states with the same ids, the same transitions in
+/// the same order, the same truncation at `limits.max_states`.
+pub fn explore(net: &Network, agent: &Agent, starts: Vec<State>, limits: Limits) -> Explored {
+    let _ = agent;
+    let mut g = Global {
+        code: Code::new(net),
+        arena: Arena::default(),
+        steps_of: Vec::new(),
+        spans: Vec::new(),
+        steps: Vec::new(),
+        acts: Vec::new(),
+        act_index: FxMap::default(),
+        atoms: Vec::new(),
+        atom_index: FxMap::default(),
+        sets: Vec::new(),
+        set_index: FxMap::default(),
+        replay: FxMap::default(),
+        labels: FxMap::default(),
+        visited: Visited::default(),
+        graph: Graph::default(),
+    };
+    for s in starts {
+        let term = g.import_term(&s.term);
+        let mut bits = Bits::new();
+        for a in &s.beliefs {
+            let av = g.atom_v(a);
+            let i = g.atom_id(av) as usize;
+            if bits.len() <= i {
+                bits.resize(i + 1, false);
+            }
+            bits.set(i, true);
+        }
+        let set = g.set_id(bits);
+        let key = ((term as u64) << 32) | set as u64;
+        if let Some(id) = g.add(key, limits) {
+            let id = StateId(id);
+            if !g.graph.starts.contains(&id) {
+                g.graph.starts.push(id);
+            }
+        }
+    }
+    let pool = (limits.jobs != 1).then(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(limits.jobs)
+            .build()
+            .ok()
+    });
+    let pool = pool.flatten();
+    let mut level = 0usize;
+    while level < g.visited.len() {
+        let end = g.visited.len();
+        let ids: Vec<u32> = (level as u32..end as u32).collect();
+        let chunks: Vec<&[u32]> = ids.chunks(CHUNK).collect();
+        let outs: Vec<ChunkOut> = match &pool {
+            Some(pool) if chunks.len() > 1 => {
+                let gr = &g;
+                pool.install(|| chunks.par_iter().map(|c| gr.expand(c)).collect())
+            }
+            _ => chunks.iter().map(|c| g.expand(c)).collect(),
+        };
+        for (chunk, out) in chunks.iter().zip(outs) {
+            g.number(chunk, out, limits);
+        }
+        level = end;
+    }
+    let visited_bytes = g.visited.heap_bytes();
+    let arena_bytes = g.arena.heap_bytes();
+    let code = g.code;
+    let atoms = g.atoms.iter().map(|a| atom_of(&code, a)).collect();
+    let state_sets = (0..g.visited.len() as u32)
+        .map(|i| g.visited.key(i) as u32)
+        .collect();
+    let sets = g.graph.belief_sets().to_vec();
+    Explored {
+        graph: g.graph,
+        visited: g.visited,
+        state_sets,
+        sets,
+        terms: g.arena.terms,
+        atoms,
+        strings: code.strings,
+        visited_bytes,
+        arena_bytes,
+    }
+}
+
+fn atom_of(code: &Code, a: &AtomV) -> Atom {
+    Atom {
+        told: a.told.map(AgentId),
+        belief: BeliefId(a.belief),
+        args: a.args.iter().map(|&v| code.value_of_v(v)).collect(),
+    }
+}
+
+impl Global<'_> {
+    /// Adds the state with this key unless it is known; `None` when the bound stops it.
+    fn add(&mut self, key: u64, limits: Limits) -> Option<u32> {
+        if let Some(id) = self.visited.find(key) {
+            return Some(id);
+        }
+        if self.visited.len() >= limits.max_states {
+            self.graph.truncated = true;
+            return None;
+        }
+        let term = (key >> 32) as Tid;
+        let meta = self.arena.meta(term);
+        let (done, fault) = (meta.done, meta.fault.clone());
+        let id = self.visited.add(key);
+        self.graph.add_state(key as u32, done, fault);
+        Some(id)
+    }
+
+    fn atom_v(&mut self, a: &Atom) -> AtomV {
+        AtomV {
+            told: a.told.map(|j| j.0),
+            belief: a.belief.0,
+            args: a.args.iter().map(|v| self.code.v_of_value(v)).collect(),
+        }
+    }
+
+    fn atom_id(&mut self, a: AtomV) -> u32 {
+        if let Some(&i) = self.atom_index.get(&a) {
+            return i;
+        }
+        let i = self.atoms.len() as u32;
+        self.atoms.push(a.clone());
+        self.atom_index.insert(a, i);
+        i
+    }
+
+    fn set_id(&mut self, mut bits: Bits) -> u32 {
+        let len = bits.last_one().map_or(0, |i| i + 1);
+        bits.truncate(len);
+        if let Some(&i) = self.set_index.get(&bits) {
+            return i;
+        }
+        let mut atoms: Vec<Atom> = bits
+            .iter_ones()
+            .map(|i| atom_of(&self.code, &self.atoms[i]))
+            .collect();
+        atoms.sort();
+        let i = self.graph.add_belief_set(atoms);
+        self.sets.push(bits.clone());
+        self.set_index.insert(bits, i);
+        i
+    }
+
+    fn import_term(&mut self, t: &Term) -> Tid {
+        let net = self.code.net;
+        let t = match t {
+            Term::Done => T::Done,
+            Term::Faulted(f) => T::Faulted(f.clone()),
+            Term::Thread {
+                inst,
+                plan,
+                stack,
+                env,
+                mode,
+            } => T::Thread {
+                inst: *inst,
+                plan: plan.0,
+                ready: *mode == semantics::Mode::Ready,
+                stack: stack.iter().map(|n| n.0).collect(),
+                env: env.iter().map(|v| self.code.v_of_value(v)).collect(),
+            },
+            Term::Then(a, r) => {
+                let a = self.import_term(a);
+                T::Then(a, self.import_term(r))
+            }
+            Term::Par(cs) => T::Par(cs.iter().map(|c| self.import_term(c)).collect()),
+            Term::Choice(cs) => T::Choice(cs.iter().map(|c| self.import_term(c)).collect()),
+            Term::Interrupt(p, q) => {
+                let p = self.import_term(p);
+                T::Interrupt(p, self.import_term(q))
+            }
+            Term::Suspended(b) => T::Suspended(self.import_term(b)),
+            Term::Label {
+                inst,
+                label,
+                body,
+                start,
+            } => {
+                let body = self.import_term(body);
+                T::Label {
+                    inst: *inst,
+                    label: label.0,
+                    body,
+                    start: self.import_term(start),
+                }
+            }
+            Term::Inst {
+                inst,
+                plan,
+                params,
+                body,
+            } => {
+                let params = params.iter().map(|v| self.code.v_of_value(v)).collect();
+                T::Inst {
+                    inst: *inst,
+                    plan: plan.0,
+                    params,
+                    body: self.import_term(body),
+                }
+            }
+            Term::Handling { body, then } => {
+                let body = self.import_term(body);
+                let then = match then {
+                    semantics::After::End => After::End,
+                    semantics::After::Suspend(s) => After::Suspend(self.import_term(s)),
+                    semantics::After::Continue(s) => After::Continue(self.import_term(s)),
+                    semantics::After::Restart(s) => After::Restart(self.import_term(s)),
+                };
+                T::Handling { body, then }
+            }
+        };
+        self.arena.intern(net, t)
+    }
+
+    /// Expands the states `ids` against the frozen tables (run in parallel).
+    fn expand(&self, ids: &[u32]) -> ChunkOut {
+        let mut ar = Overlay {
+            global: &self.arena,
+            local: Arena::default(),
+        };
+        let mut computed: Vec<(Tid, Vec<LStep>)> = Vec::new();
+        let mut seen: FxMap<Tid, usize> = FxMap::default();
+        let mut expansions = Vec::with_capacity(ids.len());
+        let mut found = Vec::with_capacity(ids.len() * 8);
+        for &id in ids {
+            let key = self.visited.key(id);
+            let term = (key >> 32) as Tid;
+            let set = key as u32;
+            let span = self.steps_of.get(term as usize).copied().unwrap_or(NONE);
+            if span != NONE {
+                let (start, len) = self.spans[span as usize];
+                let first = found.len() as u32;
+                found.extend(
+                    self.steps[start as usize..(start + len) as usize]
+                        .iter()
+                        .map(|&(act, next)| {
+                            let replay = self.replay.get(&(act, set)).copied();
+                            let to = replay
+                                .and_then(|(s, _)| {
+                                    self.visited.find(((next as u64) << 32) | s as u64)
+                                })
+                                .unwrap_or(NONE);
+                            Found {
+                                act,
+                                next,
+                                replay: replay.unwrap_or((NONE, NONE)),
+                                to,
+                            }
+                        }),
+                );
+                expansions.push(Expansion::Known(first, found.len() as u32));
+            } else {
+                let k = *seen.entry(term).or_insert_with(|| {
+                    let steps = self.code.steps(&mut ar, term);
+                    computed.push((term, steps));
+                    computed.len() - 1
+                });
+                expansions.push(Expansion::New(k as u32));
+            }
+        }
+        ChunkOut {
+            arena: ar.local,
+            computed,
+            expansions,
+            found,
+        }
+    }
+
+    /// Records the steps computed by a chunk, then numbers the successors of its states in
+    /// order (run sequentially).
+    fn number(&mut self, ids: &[u32], out: ChunkOut, limits: Limits) {
+        let net = self.code.net;
+        let mut memo = Vec::new();
+        let mut spans_of_computed = Vec::with_capacity(out.computed.len());
+        for (term, steps) in &out.computed {
+            if self.steps_of.len() <= *term as usize {
+                self.steps_of
+                    .resize(self.arena.terms.len().max(*term as usize + 1), NONE);
+            }
+            if self.steps_of[*term as usize] == NONE {
+                let start = self.steps.len() as u32;
+                for st in steps {
+                    let next = self.arena.import(net, &out.arena, st.next, &mut memo);
+                    debug_assert_eq!(next & LOCAL, 0);
+                    let act = self.act_id(st);
+                    self.steps.push((act, next));
+                }
+                self.spans.push((start, steps.len() as u32));
+                self.steps_of[*term as usize] = (self.spans.len() - 1) as u32;
+            }
+            spans_of_computed.push(self.steps_of[*term as usize]);
+        }
+        let mut fresh = Vec::new();
+        for (&from, &exp) in ids.iter().zip(&out.expansions) {
+            let set = self.visited.key(from) as u32;
+            let found: &[Found] = match exp {
+                Expansion::Known(a, b) => &out.found[a as usize..b as usize],
+                Expansion::New(k) => {
+                    let (start, len) = self.spans[spans_of_computed[k as usize] as usize];
+                    fresh.clear();
+                    fresh.extend(
+                        self.steps[start as usize..(start + len) as usize]
+                            .iter()
+                            .map(|&(act, next)| Found {
+                                act,
+                                next,
+                                replay: (NONE, NONE),
+                                to: NONE,
+                            }),
+                    );
+                    &fresh
+                }
+            };
+            for &f in found {
+                self.graph.overflow |= self.acts[f.act as usize].overflow;
+                let (after, label) = if f.replay.0 == NONE {
+                    self.replay_act(f.act, set)
+                } else {
+                    f.replay
+                };
+                let to = if f.to != NONE {
+                    f.to
+                } else {
+                    match self.add(((f.next as u64) << 32) | after as u64, limits) {
+                        Some(to) => to,
+                        None => continue,
+                    }
+                };
+                self.graph.add_edge(StateId(from), StateId(to), label);
+            }
+        }
+    }
+
+    fn act_id(&mut self, st: &LStep) -> u32 {
+        let ops = st
+            .ops
+            .iter()
+            .map(|op| match op {
+                Op::Believe(a) => OpI::Believe(self.atom_id(a.clone())),
+                Op::Forget(a) => OpI::Forget(self.atom_id(a.clone())),
+                Op::Tell {
+                    plan,
+                    index,
+                    told,
+                    own,
+                } => OpI::Tell {
+                    plan: *plan,
+                    index: *index,
+                    told: self.atom_id(told.clone()),
+                    own: own.as_ref().map(|o| self.atom_id(o.clone())),
+                },
+            })
+            .collect();
+        let act = Act {
+            event: st.event,
+            ops,
+            overflow: st.overflow,
+        };
+        if let Some(&i) = self.act_index.get(&act) {
+            return i;
+        }
+        let i = self.acts.len() as u32;
+        self.acts.push(act.clone());
+        self.act_index.insert(act, i);
+        i
+    }
+
+    /// Replays an act on a belief set: the set after, and the label of the transition.
+    fn replay_act(&mut self, act: u32, set: u32) -> (u32, u32) {
+        if let Some(&r) = self.replay.get(&(act, set)) {
+            return r;
+        }
+        let mut bits = self.sets[set as usize].clone();
+        let get = |b: &Bits, i: u32| b.get(i as usize).is_some_and(|x| *x);
+        let put = |b: &mut Bits, i: u32, v: bool| {
+            if b.len() <= i as usize {
+                b.resize(i as usize + 1, false);
+            }
+            b.set(i as usize, v);
+        };
+        let (mut added, mut removed, mut tells) = (Vec::new(), Vec::new(), Vec::new());
+        let a = &self.acts[act as usize];
+        for op in a.ops.iter() {
+            match *op {
+                OpI::Believe(x) => {
+                    if !get(&bits, x) {
+                        put(&mut bits, x, true);
+                        added.push(x);
+                    }
+                }
+                OpI::Forget(x) => {
+                    if get(&bits, x) {
+                        put(&mut bits, x, false);
+                        removed.push(x);
+                    }
+                }
+                OpI::Tell {
+                    plan,
+                    index,
+                    told,
+                    own,
+                } => {
+                    let believes = own.is_some_and(|o| get(&bits, o));
+                    let feasible = believes && !get(&bits, told);
+                    tells.push((plan, index, feasible));
+                    if !get(&bits, told) {
+                        put(&mut bits, told, true);
+                        added.push(told);
+                    }
+                }
+            }
+        }
+        let key = LabelKey {
+            event: a.event,
+            added: added.into(),
+            removed: removed.into(),
+            tells: tells.into(),
+        };
+        let after = self.set_id(bits);
+        let label = match self.labels.get(&key) {
+            Some(&l) => l,
+            None => {
+                let label = Label {
+                    event: self.event_of(key.event),
+                    added: key
+                        .added
+                        .iter()
+                        .map(|&x| atom_of(&self.code, &self.atoms[x as usize]))
+                        .collect(),
+                    removed: key
+                        .removed
+                        .iter()
+                        .map(|&x| atom_of(&self.code, &self.atoms[x as usize]))
+                        .collect(),
+                    tells: key
+                        .tells
+                        .iter()
+                        .map(|&(p, i, f)| (PlanId(p), i, f))
+                        .collect(),
+                };
+                let l = self.graph.add_label(label);
+                self.labels.insert(key, l);
+                l
+            }
+        };
+        self.replay.insert((act, set), (after, label));
+        (after, label)
+    }
+
+    fn event_of(&self, e: EventV) -> Event {
+        match e {
+            EventV::Tau { inst } => Event::Tau { inst },
+            EventV::Sync {
+                sender,
+                receiver,
+                chan,
+                value,
+            } => Event::Sync {
+                sender,
+                receiver,
+                chan: self.code.value_of_v(chan),
+                value: self.code.value_of_v(value),
+            },
+        }
+    }
+}

@@ -1,0 +1,370 @@
+//! Hash-consed process terms: a term is a `u32` into an arena, equal terms have equal ids, and
+//! each term carries what the explorer asks of it often (whether a settle leaves it as it is, at
+//! what fuel, its first fault).
+//!
+//! While a level of the search is expanded in parallel, the global arena is frozen and every
+//! worker builds new terms in a local [`Overlay`] (ids with [`LOCAL`] set); the sequential part
+//! of the level imports them.
+
+use hilbert_certificates::ir::{Network, Node};
+use hilbert_kernel::semantics::Fault;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+
+/// A fast, non-cryptographic hasher (the Fx multiply-rotate scheme).
+#[derive(Default, Clone, Copy)]
+pub(crate) struct Fx(u64);
+
+const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+impl Hasher for Fx {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut b = [0u8; 8];
+            b[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(b));
+        }
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.write_u64(i as u64);
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.write_u64(i as u64);
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64);
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(SEED);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// A `HashMap` with the [`Fx`] hasher.
+pub(crate) type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
+
+/// A value at run time: like [`hilbert_certificates::ir::Value`], with strings interned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum V {
+    Int(i64),
+    Bool(bool),
+    /// Index into the string table.
+    Str(u32),
+    Chan {
+        instance: u32,
+        plan: u32,
+        index: u32,
+    },
+}
+
+/// A term id. Ids with [`LOCAL`] set live in a worker's overlay.
+pub(crate) type Tid = u32;
+
+/// The bit that marks an overlay id.
+pub(crate) const LOCAL: u32 = 1 << 31;
+
+/// What a `Handling` becomes when its handlers have finished.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum After {
+    End,
+    Suspend(Tid),
+    Continue(Tid),
+    Restart(Tid),
+}
+
+/// One node of a term; children are ids.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum T {
+    Done,
+    Faulted(Fault),
+    Thread {
+        inst: u32,
+        plan: u32,
+        ready: bool,
+        stack: Box<[u32]>,
+        env: Box<[V]>,
+    },
+    Then(Tid, Tid),
+    Par(Box<[Tid]>),
+    Choice(Box<[Tid]>),
+    Interrupt(Tid, Tid),
+    Suspended(Tid),
+    Label {
+        inst: u32,
+        label: u32,
+        body: Tid,
+        start: Tid,
+    },
+    Inst {
+        inst: u32,
+        plan: u32,
+        params: Box<[V]>,
+        body: Tid,
+    },
+    Handling {
+        body: Tid,
+        then: After,
+    },
+}
+
+/// Facts about a term, computed once when it is interned.
+///
+/// `stable[e]`: running the term (with effects when `e` is 1, as structure only when 0) returns
+/// the term itself and consumes exactly `cost[e]` fuel, provided no tail call is pending, the
+/// fuel suffices and `height` more nesting levels fit.
+#[derive(Clone, Debug)]
+pub(crate) struct Meta {
+    pub stable: [bool; 2],
+    pub cost: [u32; 2],
+    pub height: u32,
+    pub done: bool,
+    pub fault: Option<Fault>,
+}
+
+/// An arena of interned terms.
+#[derive(Default)]
+pub(crate) struct Arena {
+    pub terms: Vec<T>,
+    pub metas: Vec<Meta>,
+    pub index: FxMap<T, Tid>,
+}
+
+impl Arena {
+    /// Heap bytes, approximately: the vectors' capacity and the index's buckets (not the boxed
+    /// stacks and environments inside threads).
+    pub fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.terms.capacity() * size_of::<T>()
+            + self.metas.capacity() * size_of::<Meta>()
+            + self.index.capacity() * (size_of::<T>() + size_of::<Tid>() + 1)
+    }
+}
+
+/// Where terms are read and made: the global arena, and (while a level is expanded) a worker's
+/// local one on top of it.
+pub(crate) struct Overlay<'g> {
+    pub global: &'g Arena,
+    pub local: Arena,
+}
+
+/// Read access to terms.
+pub(crate) trait Terms {
+    fn get(&self, id: Tid) -> &T;
+    fn meta(&self, id: Tid) -> &Meta;
+}
+
+impl Terms for Arena {
+    fn get(&self, id: Tid) -> &T {
+        &self.terms[id as usize]
+    }
+    fn meta(&self, id: Tid) -> &Meta {
+        &self.metas[id as usize]
+    }
+}
+
+impl Terms for Overlay<'_> {
+    fn get(&self, id: Tid) -> &T {
+        if id & LOCAL != 0 {
+            &self.local.terms[(id & !LOCAL) as usize]
+        } else {
+            &self.global.terms[id as usize]
+        }
+    }
+    fn meta(&self, id: Tid) -> &Meta {
+        if id & LOCAL != 0 {
+            &self.local.metas[(id & !LOCAL) as usize]
+        } else {
+            &self.global.metas[id as usize]
+        }
+    }
+}
+
+/// The node kinds a ready thread may wait at (where running it as structure stops at once).
+fn waits_at(node: &Node) -> bool {
+    matches!(
+        node,
+        Node::Stop
+            | Node::Send { .. }
+            | Node::Recv { .. }
+            | Node::Believe(_)
+            | Node::Forget(_)
+            | Node::Tell { .. }
+            | Node::Command { .. }
+            | Node::Call { tail: true, .. }
+    )
+}
+
+/// The facts of a term whose children are already known to `terms`.
+pub(crate) fn meta_of(net: &Network, terms: &dyn Terms, t: &T) -> Meta {
+    let m = |id: Tid| terms.meta(id);
+    let mut meta = Meta {
+        stable: [true, true],
+        cost: [0, 0],
+        height: 0,
+        done: false,
+        fault: None,
+    };
+    match t {
+        T::Done => meta.done = true,
+        T::Faulted(f) => meta.fault = Some(f.clone()),
+        T::Thread { ready, stack, .. } => {
+            if !*ready {
+                meta.stable = [false, false];
+            } else {
+                // With effects a ready thread waits; as structure it runs one node and stops.
+                let waits = stack
+                    .last()
+                    .and_then(|&n| net.nodes.get(n as usize))
+                    .is_some_and(waits_at);
+                meta.stable[0] = waits;
+                meta.cost[0] = 1;
+            }
+        }
+        T::Then(a, _) => {
+            let a = m(*a);
+            meta.stable = [a.stable[0] && !a.done, a.stable[1] && !a.done];
+            meta.cost = a.cost;
+            meta.height = a.height + 1;
+            meta.fault = a.fault.clone();
+        }
+        T::Par(cs) => {
+            let all_done = cs.iter().all(|&c| m(c).done);
+            for e in 0..2 {
+                meta.stable[e] = !all_done && cs.iter().all(|&c| m(c).stable[e]);
+                meta.cost[e] = cs.iter().map(|&c| m(c).cost[e]).sum();
+            }
+            meta.height = 1 + cs.iter().map(|&c| m(c).height).max().unwrap_or(0);
+            meta.fault = cs.iter().find_map(|&c| m(c).fault.clone());
+        }
+        T::Choice(cs) => {
+            let s = cs.iter().all(|&c| m(c).stable[0]);
+            let c: u32 = cs.iter().map(|&c| m(c).cost[0]).sum();
+            meta.stable = [s, s];
+            meta.cost = [c, c];
+            meta.height = 1 + cs.iter().map(|&c| m(c).height).max().unwrap_or(0);
+            meta.fault = cs.iter().find_map(|&c| m(c).fault.clone());
+        }
+        T::Interrupt(p, q) => {
+            let (p, q) = (m(*p), m(*q));
+            for e in 0..2 {
+                meta.stable[e] = p.stable[e] && !p.done && q.stable[0];
+                meta.cost[e] = p.cost[e] + q.cost[0];
+            }
+            meta.height = 1 + p.height.max(q.height);
+            meta.fault = p.fault.clone().or_else(|| q.fault.clone());
+        }
+        T::Suspended(b) => meta.fault = m(*b).fault.clone(),
+        T::Label { body, .. } | T::Inst { body, .. } | T::Handling { body, .. } => {
+            let b = m(*body);
+            meta.stable = [b.stable[0] && !b.done, b.stable[1] && !b.done];
+            meta.cost = b.cost;
+            meta.height = b.height + 1;
+            meta.fault = b.fault.clone();
+        }
+    }
+    meta
+}
+
+impl Arena {
+    /// Interns a term whose children are in this arena.
+    pub fn intern(&mut self, net: &Network, t: T) -> Tid {
+        if let Some(&id) = self.index.get(&t) {
+            return id;
+        }
+        let meta = meta_of(net, self, &t);
+        let id = self.terms.len() as Tid;
+        assert!(id < LOCAL, "more than 2^31 distinct terms");
+        self.terms.push(t.clone());
+        self.metas.push(meta);
+        self.index.insert(t, id);
+        id
+    }
+
+    /// Imports a term of `local` (an overlay's arena over this one) into this arena. `memo`
+    /// remembers the ids already imported.
+    pub fn import(&mut self, net: &Network, local: &Arena, id: Tid, memo: &mut Vec<Tid>) -> Tid {
+        if id & LOCAL == 0 {
+            return id;
+        }
+        let i = (id & !LOCAL) as usize;
+        if memo.len() < local.terms.len() {
+            memo.resize(local.terms.len(), Tid::MAX);
+        }
+        if memo[i] != Tid::MAX {
+            return memo[i];
+        }
+        let mut f = |c: Tid, this: &mut Arena| this.import(net, local, c, memo);
+        let t = match &local.terms[i] {
+            T::Then(a, b) => {
+                let a = f(*a, self);
+                T::Then(a, f(*b, self))
+            }
+            T::Par(cs) => T::Par(cs.iter().map(|&c| f(c, self)).collect()),
+            T::Choice(cs) => T::Choice(cs.iter().map(|&c| f(c, self)).collect()),
+            T::Interrupt(p, q) => {
+                let p = f(*p, self);
+                T::Interrupt(p, f(*q, self))
+            }
+            T::Suspended(b) => T::Suspended(f(*b, self)),
+            T::Label {
+                inst,
+                label,
+                body,
+                start,
+            } => {
+                let body = f(*body, self);
+                T::Label {
+                    inst: *inst,
+                    label: *label,
+                    body,
+                    start: f(*start, self),
+                }
+            }
+            T::Inst {
+                inst,
+                plan,
+                params,
+                body,
+            } => T::Inst {
+                inst: *inst,
+                plan: *plan,
+                params: params.clone(),
+                body: f(*body, self),
+            },
+            T::Handling { body, then } => {
+                let body = f(*body, self);
+                let then = match *then {
+                    After::End => After::End,
+                    After::Suspend(s) => After::Suspend(f(s, self)),
+                    After::Continue(s) => After::Continue(f(s, self)),
+                    After::Restart(s) => After::Restart(f(s, self)),
+                };
+                T::Handling { body, then }
+            }
+            other => other.clone(),
+        };
+        let g = self.intern(net, t);
+        memo[i] = g;
+        g
+    }
+}
+
+impl Overlay<'_> {
+    /// Interns a term: its global id if the global arena has it, else a local one.
+    pub fn mk(&mut self, net: &Network, t: T) -> Tid {
+        if let Some(&id) = self.global.index.get(&t) {
+            return id;
+        }
+        if let Some(&id) = self.local.index.get(&t) {
+            return id | LOCAL;
+        }
+        let meta = meta_of(net, self, &t);
+        let id = self.local.terms.len() as Tid;
+        self.local.terms.push(t.clone());
+        self.local.metas.push(meta);
+        self.local.index.insert(t, id);
+        id | LOCAL
+    }
+}
