@@ -17,6 +17,13 @@ pub const MAX_NESTING: u32 = 256;
 
 thread_local! {
     static NESTING: Cell<u32> = const { Cell::new(0) };
+    static TOO_DEEP: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether the last decoding on this thread stopped at [`MAX_NESTING`] (postcard keeps no
+/// message of its own errors, so the decoder asks); clears the flag.
+pub fn nesting_exceeded() -> bool {
+    TOO_DEEP.with(|t| t.replace(false))
 }
 
 /// Decodes one level of a recursive part of the IR, refusing nesting deeper than
@@ -27,6 +34,7 @@ fn nested<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<T, D::
         n.get()
     });
     let result = if depth > MAX_NESTING {
+        TOO_DEEP.with(|t| t.set(true));
         Err(serde::de::Error::custom(format!(
             "the IR nests deeper than {MAX_NESTING} levels"
         )))

@@ -15,7 +15,16 @@ use hilbert_certificates::ir::{
 };
 use std::collections::{BTreeSet, HashMap};
 
-/// Proof that the kernel admitted a certificate. Only this module can make one.
+/// Proof that the kernel admitted a certificate. Only this module can make one: its field is
+/// private, so outside the kernel the type can be named and held but never built.
+///
+/// ```
+/// fn gate(_: Option<hilbert_kernel::check::Admitted>) {}
+/// ```
+///
+/// ```compile_fail
+/// let forged = hilbert_kernel::check::Admitted { _sealed: () };
+/// ```
 #[derive(Debug)]
 pub struct Admitted {
     _sealed: (),
