@@ -11,6 +11,7 @@ mod explain;
 mod json;
 mod output;
 mod sarif;
+mod verify;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::process::ExitCode;
@@ -29,6 +30,8 @@ enum Command {
     Check(check::Args),
     /// Check, explore every plan network, and prove its obligations.
     Build(build::Args),
+    /// Re-check certificates with the kernel alone (for auditors).
+    Verify(verify::Args),
     /// Say what a diagnostic code means, with an example and the fix.
     Explain(explain::Args),
 }
@@ -52,6 +55,7 @@ fn main() -> ExitCode {
     let code = match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Build(args) => build::run(&args),
+        Command::Verify(args) => verify::run(&args),
         Command::Explain(args) => explain::run(&args),
     };
     ExitCode::from(code)
