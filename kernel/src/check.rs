@@ -222,7 +222,7 @@ pub const MAX_TERM_DEPTH: u32 = 256;
 /// The most term nodes the states of one table may hold once their shared terms are written
 /// out: beyond it the table is refused (a fixed limit, which fails closed), so that a small
 /// certificate of deeply shared terms cannot make the kernel exhaust its memory.
-pub const MAX_TABLE_NODES: u64 = 1 << 24;
+pub const MAX_TABLE_NODES: u64 = 1 << 27;
 
 /// The children of a term node, as indices into the table.
 fn term_children(node: &TermNode) -> Vec<u32> {
