@@ -418,16 +418,16 @@ fn mutations() -> Vec<Mutation> {
                 for i in 0..body.states.terms.len() {
                     let mut body = body.clone();
                     let mut changed = false;
-                    if let TermNode::Thread { env, .. } = &mut body.states.terms[i] {
-                        if let Some(v) = env.first_mut() {
-                            match v {
-                                Value::Int(n) => *n ^= 1,
-                                Value::Bool(b) => *b = !*b,
-                                Value::Chan { index, .. } => *index ^= 1,
-                                Value::Str(s) => s.push('x'),
-                            }
-                            changed = true;
+                    if let TermNode::Thread { env, .. } = &mut body.states.terms[i]
+                        && let Some(v) = env.first_mut()
+                    {
+                        match v {
+                            Value::Int(n) => *n ^= 1,
+                            Value::Bool(b) => *b = !*b,
+                            Value::Chan { index, .. } => *index ^= 1,
+                            Value::Str(s) => s.push('x'),
                         }
+                        changed = true;
                     }
                     if changed {
                         out.push(cert::encode(&body));
