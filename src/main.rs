@@ -10,6 +10,7 @@ mod check;
 mod explain;
 mod json;
 mod output;
+mod run;
 mod sarif;
 mod verify;
 
@@ -32,6 +33,10 @@ enum Command {
     Build(build::Args),
     /// Re-check certificates with the kernel alone (for auditors).
     Verify(verify::Args),
+    /// Run an agent through a scenario: a readable trace, and the journal.
+    Run(run::RunArgs),
+    /// Re-run a journal and confirm every step matches.
+    Replay(run::ReplayArgs),
     /// Say what a diagnostic code means, with an example and the fix.
     Explain(explain::Args),
 }
@@ -56,6 +61,8 @@ fn main() -> ExitCode {
         Command::Check(args) => check::run(&args),
         Command::Build(args) => build::run(&args),
         Command::Verify(args) => verify::run(&args),
+        Command::Run(args) => run::run(&args),
+        Command::Replay(args) => run::replay(&args),
         Command::Explain(args) => explain::run(&args),
     };
     ExitCode::from(code)

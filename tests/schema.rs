@@ -118,3 +118,59 @@ fn the_conformance_check_refuses_what_breaks_the_schema() {
     let sneaky = json!({"type": "string", "pattern": "^x$"});
     assert!(!validate(&sneaky, &json!("y")).is_empty());
 }
+
+fn build_schema() -> Value {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/schema/build-report.schema.json"
+    );
+    serde_json::from_str(&std::fs::read_to_string(path).expect("read the schema"))
+        .expect("the schema is JSON")
+}
+
+#[test]
+fn build_reports_conform_admitted_and_refuted() {
+    let out = std::env::temp_dir().join(format!("hilbert-schema-build-{}", std::process::id()));
+    let schema = build_schema();
+    for (example, admitted) in [
+        ("examples/production-line", true),
+        ("examples/livelock", false),
+        ("examples/abort-handler-stuck", false),
+    ] {
+        let run = hilbert(
+            &[
+                "build",
+                example,
+                "--format",
+                "json",
+                "--out",
+                &out.to_string_lossy(),
+            ],
+            None,
+        );
+        let r: Value = serde_json::from_str(&run.stdout).expect("JSON");
+        let errors = validate(&schema, &r);
+        assert!(errors.is_empty(), "{example}: {errors:#?}");
+        assert_eq!(r["admitted"], json!(admitted), "{example}");
+        // Counterexamples are not covered by a $ref on a nullable field: check their shape too.
+        for t in r["theorems"].as_array().unwrap() {
+            if !t["counterexample"].is_null() {
+                let cex = &schema["$defs"]["counterexample"];
+                let errors = validate(&with_defs(cex, &schema), &t["counterexample"]);
+                assert!(errors.is_empty(), "{example}: {errors:#?}");
+                assert!(
+                    !t["counterexample"]["steps"].as_array().unwrap().is_empty()
+                        || example.contains("cross")
+                );
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// A sub-schema with the root's `$defs`, so its `$ref`s resolve.
+fn with_defs(schema: &Value, root: &Value) -> Value {
+    let mut s = schema.clone();
+    s["$defs"] = root["$defs"].clone();
+    s
+}

@@ -138,6 +138,66 @@ pub struct Agent {
     pub attends: Vec<(Cond, u32)>,
     /// `reward P positive|negative when φ`.
     pub rewards: Vec<Reward>,
+    /// The `.hb` values that order its licensed choices, if it has any.
+    pub values: Option<Values>,
+}
+
+/// A `.hb` block, compiled: one value formula per option and the policy.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Values {
+    /// `option P ≔ e`: the binding (index into [`Agent::plans`]) and its formula. A binding with
+    /// no option has value 0.
+    pub options: Vec<(u32, ValueProgram)>,
+    /// How licensed options are chosen.
+    pub policy: PolicyIr,
+}
+
+/// A value formula as a postfix program over a stack of numbers. Evaluated for a whole batch of
+/// agent states at once, one array pass per instruction (the "tensor" form).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct ValueProgram {
+    /// The instructions, in order.
+    pub ops: Vec<ValueOp>,
+}
+
+/// One instruction of a [`ValueProgram`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ValueOp {
+    /// Push a constant (the bits of an `f64`).
+    Const(u64),
+    /// Push a feature: the largest value of field `field` over the believed atoms of `belief`
+    /// (0 when none is believed).
+    Feature {
+        /// The predicate.
+        belief: BeliefId,
+        /// The field's index.
+        field: u32,
+    },
+    /// Push the value learned from the rewards of a plan binding (the mean of its rewards).
+    Learned(u32),
+    /// Pop b, a; push a + b.
+    Add,
+    /// Pop b, a; push a − b.
+    Sub,
+    /// Pop b, a; push a × b.
+    Mul,
+    /// Pop b, a; push a ÷ b.
+    Div,
+    /// Pop a; push −a.
+    Neg,
+}
+
+/// The policies (parameters as `f64` bits).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum PolicyIr {
+    /// The highest value.
+    Greedy,
+    /// The highest value, or a uniformly random licensed option with probability ε.
+    EpsilonGreedy(u64),
+    /// Boltzmann over values with a temperature.
+    Softmax(u64),
+    /// UCB1 with exploration constant c.
+    Ucb(u64),
 }
 
 /// `intend P for D when φ`.
@@ -491,6 +551,35 @@ pub enum Node {
     },
 }
 
+impl Ir {
+    /// An atom as a person reads it: `made(3)`, or `B(Client) delivered(7)` for a told one.
+    /// `holder` is the agent whose belief it is; `told` the agent told, if any.
+    pub fn atom_text(
+        &self,
+        holder: AgentId,
+        told: Option<AgentId>,
+        belief: BeliefId,
+        args: &[String],
+    ) -> String {
+        let agent = told.unwrap_or(holder);
+        let pred = self
+            .agents
+            .get(agent.0 as usize)
+            .and_then(|a| a.beliefs.get(belief.0 as usize))
+            .map_or("?", |b| b.name.as_str());
+        let core = format!("{pred}({})", args.join(", "));
+        match told {
+            None => core,
+            Some(j) => format!(
+                "B({}) {core}",
+                self.agents
+                    .get(j.0 as usize)
+                    .map_or("?", |a| a.name.as_str())
+            ),
+        }
+    }
+}
+
 /// A static plan instance: the root, or a non-tail call inside another instance.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Instance {
@@ -534,6 +623,49 @@ impl Value {
 }
 
 impl Network {
+    /// The readable name of a static instance (`Produce/Feed`).
+    pub fn instance_name(&self, inst: u32) -> &str {
+        self.instances
+            .get(inst as usize)
+            .map_or("?", |i| i.name.as_str())
+    }
+
+    /// A channel's name as its plan declares it (`parts`), prefixed by its instance's name when
+    /// that is not the scene's plan.
+    pub fn channel_name(&self, chan: &Value) -> String {
+        let Value::Chan {
+            plan,
+            index,
+            instance,
+        } = chan
+        else {
+            return self.show_value(chan);
+        };
+        let base = self
+            .plans
+            .get(plan.0 as usize)
+            .and_then(|code| {
+                let (slot, _) = code.channels.get(*index as usize)?;
+                code.slot_names.get(slot.0 as usize).cloned()
+            })
+            .unwrap_or_else(|| format!("chan{index}"));
+        if *instance == 0 {
+            base
+        } else {
+            format!("{}.{base}", self.instance_name(*instance))
+        }
+    }
+
+    /// A value as the source would write it.
+    pub fn show_value(&self, v: &Value) -> String {
+        match v {
+            Value::Int(n) => n.to_string(),
+            Value::Bool(b) => b.to_string(),
+            Value::Str(s) => format!("{s:?}"),
+            Value::Chan { .. } => self.channel_name(v),
+        }
+    }
+
     /// The child instance that call node `call` starts inside instance `parent`.
     pub fn child(&self, parent: u32, call: NodeId) -> Option<u32> {
         self.instances

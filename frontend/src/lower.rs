@@ -390,6 +390,7 @@ impl<'a> Lowerer<'a> {
                     (cond(&r.cond).0, pos as u32)
                 })
                 .collect(),
+            values: self.values(ai),
             rewards: a
                 .rewards
                 .iter()
@@ -399,6 +400,98 @@ impl<'a> Lowerer<'a> {
                     cond: cond(&r.cond).0,
                 })
                 .collect(),
+        }
+    }
+
+    /// The agent's `.hb` block as value programs: names (`.hb` values, then `.ha` values) are
+    /// inlined; agent parameters, unknown at build time, count as 0.
+    fn values(&self, agent: usize) -> Option<Values> {
+        let info = self
+            .program
+            .values
+            .iter()
+            .find(|v| v.agent.map(|a| a.0) == Some(agent))?;
+        let a = &self.program.agents[agent];
+        let mut named: Vec<(String, &ast::Expr)> =
+            info.values.iter().map(|(n, e)| (n.clone(), e)).collect();
+        named.extend(a.values.iter().map(|v| (v.name.clone(), &v.expr)));
+        let options = info
+            .options
+            .iter()
+            .map(|(binding, e)| {
+                let mut p = ValueProgram::default();
+                self.value_expr(agent, e, &named, 0, &mut p.ops);
+                (*binding as u32, p)
+            })
+            .collect();
+        let policy = match info.policy {
+            check::Policy::Greedy => PolicyIr::Greedy,
+            check::Policy::EpsilonGreedy { epsilon } => PolicyIr::EpsilonGreedy(epsilon.to_bits()),
+            check::Policy::Softmax { temperature } => PolicyIr::Softmax(temperature.to_bits()),
+            check::Policy::Ucb { c } => PolicyIr::Ucb(c.to_bits()),
+        };
+        Some(Values { options, policy })
+    }
+
+    fn value_expr(
+        &self,
+        agent: usize,
+        e: &ast::Expr,
+        named: &[(String, &ast::Expr)],
+        depth: usize,
+        out: &mut Vec<ValueOp>,
+    ) {
+        let zero = ValueOp::Const(0f64.to_bits());
+        match &e.kind {
+            ExprKind::Int(n) => out.push(ValueOp::Const((*n as f64).to_bits())),
+            ExprKind::Float(x) => out.push(ValueOp::Const(x.to_bits())),
+            ExprKind::Unary(UnOp::Neg, a) => {
+                self.value_expr(agent, a, named, depth, out);
+                out.push(ValueOp::Neg);
+            }
+            ExprKind::Binary(op, a, b) => {
+                self.value_expr(agent, a, named, depth, out);
+                self.value_expr(agent, b, named, depth, out);
+                out.push(match op {
+                    BinOp::Add => ValueOp::Add,
+                    BinOp::Sub => ValueOp::Sub,
+                    BinOp::Mul => ValueOp::Mul,
+                    _ => ValueOp::Div,
+                });
+            }
+            ExprKind::Field { base, field } => {
+                let a = &self.program.agents[agent];
+                match a.belief(&base.name) {
+                    Some(b) => {
+                        let f = a.beliefs[b]
+                            .fields
+                            .iter()
+                            .position(|x| x.name == field.name)
+                            .unwrap_or(0);
+                        out.push(ValueOp::Feature {
+                            belief: BeliefId(b as u32),
+                            field: f as u32,
+                        });
+                    }
+                    None => out.push(zero),
+                }
+            }
+            ExprKind::Call { func, args } if func.name == "learned" => {
+                let binding = args.first().and_then(|x| match &x.kind {
+                    ExprKind::Var(v) => self.program.agents[agent].binding(&v.name),
+                    _ => None,
+                });
+                match binding {
+                    Some(b) => out.push(ValueOp::Learned(b as u32)),
+                    None => out.push(zero),
+                }
+            }
+            ExprKind::Var(v) => match named.iter().find(|(n, _)| *n == v.name) {
+                // The checks refuse cycles; the depth bound only guards against a bug.
+                Some((_, def)) if depth < 64 => self.value_expr(agent, def, named, depth + 1, out),
+                _ => out.push(zero),
+            },
+            _ => out.push(zero),
         }
     }
 

@@ -347,11 +347,17 @@ impl<'a> Semantics<'a> {
     /// The state reached by aborting the scene's root instance from outside (its `on abort`
     /// handlers and those of every instance inside it run, innermost first).
     pub fn abort_root(&self, state: &State) -> Step {
+        self.command_root(state, Command::Abort)
+    }
+
+    /// The state reached by a command landing on the scene's root instance from outside (the
+    /// runtime's commitment law and subgoals: abort, stop, resume).
+    pub fn command_root(&self, state: &State, command: Command) -> Step {
         let mut beliefs = state.beliefs.clone();
         let mut ctx = Ctx {
             beliefs: &mut beliefs,
             effects: Effects::default(),
-            commands: vec![(0, Command::Abort, Target::SelfInstance)],
+            commands: vec![(0, command, Target::SelfInstance)],
             tail_calls: Vec::new(),
             fuel: MACRO_STEP_FUEL,
             depth: 0,

@@ -1,0 +1,313 @@
+//! `hilbert run PATH --agent NAME` and `hilbert replay JOURNAL`: run an agent through a scenario
+//! with the runtime, print a readable trace and write the journal; re-run a journal and confirm
+//! every step matches.
+
+use crate::check::{digests, hint};
+use crate::output;
+use hilbert_frontend::project;
+use hilbert_frontend::render;
+use hilbert_runtime::journal::{self, Entry, Event};
+use hilbert_runtime::{Hosts, Reconsideration, Scenario, System};
+use std::collections::BTreeSet;
+
+/// The options of `hilbert run`.
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
+    /// The project (files or directories).
+    #[arg(value_name = "PATH", required = true)]
+    paths: Vec<String>,
+    /// The agent to run; repeat it to run several agents of the project together (what one
+    /// tells another is delivered).
+    #[arg(long, required = true)]
+    agent: Vec<String>,
+    /// A scenario file (JSON: initial beliefs and percepts at given cycles; see docs/runtime.md).
+    #[arg(long, value_name = "FILE")]
+    scenario: Option<String>,
+    /// Write the journal (JSON Lines) here.
+    #[arg(long, value_name = "FILE")]
+    journal: Option<String>,
+    /// How often the agent deliberates again.
+    #[arg(long, value_enum, default_value_t = Policy::Cautious)]
+    policy: Policy,
+    /// For `--policy on-change`: a belief predicate whose change makes the agent deliberate
+    /// (repeatable).
+    #[arg(long, value_name = "PREDICATE")]
+    watch: Vec<String>,
+    /// How to print the trace.
+    #[arg(long, value_enum, default_value_t = TraceFormat::Human)]
+    format: TraceFormat,
+}
+
+/// The reconsideration policies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Policy {
+    /// Deliberate only when no plan is running.
+    Bold,
+    /// Deliberate every cycle.
+    Cautious,
+    /// Deliberate when a watched belief changes.
+    OnChange,
+}
+
+/// The trace's format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum TraceFormat {
+    /// One readable line per journal entry.
+    Human,
+    /// The journal itself (JSON Lines).
+    Json,
+}
+
+/// The options of `hilbert replay`.
+#[derive(clap::Args, Debug)]
+pub struct ReplayArgs {
+    /// A journal written by `hilbert run --journal`.
+    #[arg(value_name = "JOURNAL")]
+    journal: String,
+}
+
+fn policy(p: Policy, watch: &[String]) -> Reconsideration {
+    match p {
+        Policy::Bold => Reconsideration::Bold,
+        Policy::Cautious => Reconsideration::Cautious,
+        Policy::OnChange => Reconsideration::OnChange(watch.iter().cloned().collect()),
+    }
+}
+
+/// Loads and checks a project; prints its errors and returns `Err(exit code)` if it has any.
+fn load_ir(paths: &[String]) -> Result<(hilbert_certificates::ir::Ir, Vec<(String, String)>), u8> {
+    let loaded = project::load(paths).map_err(|e| output::fail(&e.to_string(), hint(&e)))?;
+    let inputs = digests(&loaded)
+        .map_err(|(path, e)| output::fail(&format!("cannot read `{path}`: {e}"), "run again"))?;
+    let checked = hilbert_frontend::check_project(&loaded);
+    let has_errors = checked.has_errors();
+    let Some(ir) = checked.ir.clone().filter(|_| !has_errors) else {
+        let mut text = String::new();
+        for d in checked.diagnostics.iter().filter(|d| d.is_error()) {
+            text.push_str(&render::render(d, &loaded.sources, false));
+            text.push('\n');
+        }
+        text.push_str("error: the project has errors; `hilbert run` runs only a checked project\n");
+        output::stdout(&text);
+        return Err(1);
+    };
+    Ok((ir, inputs.into_iter().map(|i| (i.path, i.sha256)).collect()))
+}
+
+/// Runs the command and returns its exit code.
+pub fn run(args: &RunArgs) -> u8 {
+    if args.policy != Policy::OnChange && !args.watch.is_empty() {
+        return output::fail(
+            "--watch is for --policy on-change",
+            "add --policy on-change, or drop --watch",
+        );
+    }
+    if args.policy == Policy::OnChange && args.watch.is_empty() {
+        return output::fail(
+            "--policy on-change needs at least one --watch PREDICATE",
+            "name the beliefs whose change should make the agent deliberate, e.g. --watch alarm",
+        );
+    }
+    let scenario = match &args.scenario {
+        None => Scenario::default(),
+        Some(path) => match std::fs::read_to_string(path) {
+            Err(e) => return output::fail(&format!("cannot read `{path}`: {e}"), "check the path"),
+            Ok(text) => match serde_json::from_str::<Scenario>(&text) {
+                Ok(s) => s,
+                Err(e) => {
+                    return output::fail(
+                        &format!("`{path}` is not a scenario: {e}"),
+                        "see docs/runtime.md for the scenario format",
+                    );
+                }
+            },
+        },
+    };
+    let (ir, sources) = match load_ir(&args.paths) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let mut system = match System::new(
+        &ir,
+        &args.agent,
+        policy(args.policy, &args.watch),
+        scenario,
+        Hosts::new(),
+    ) {
+        Ok(a) => a,
+        Err(e) => return output::fail(&e.0, "check the agent's name and the scenario's atoms"),
+    };
+    let entries = system.run();
+    let header = system.agents[0].header(args.agent.clone(), sources);
+    let lines = journal::to_lines(&header, &entries);
+    if let Some(path) = &args.journal
+        && let Err(e) = std::fs::write(path, &lines)
+    {
+        return output::fail(
+            &format!("cannot write `{path}`: {e}"),
+            "choose a writable path",
+        );
+    }
+    let text = match args.format {
+        TraceFormat::Json => lines,
+        TraceFormat::Human => trace(&entries, args.agent.len() > 1),
+    };
+    output::stdout(&text);
+    0
+}
+
+/// The journal as one readable line per entry.
+pub fn trace(entries: &[Entry], agents: bool) -> String {
+    let mut out = String::new();
+    for e in entries {
+        let line = match &e.event {
+            Event::Percept { added, removed } => {
+                let mut parts: Vec<String> = added.iter().map(|a| format!("+{a}")).collect();
+                parts.extend(removed.iter().map(|a| format!("-{a}")));
+                format!("percept {}", parts.join(" "))
+            }
+            Event::DesireDropped { desire } => format!("desire {desire} dropped"),
+            Event::Told { from, atom } => format!("told by {from}: {atom}"),
+            Event::Attention { from, to, reason } => format!("attention {from} → {to}: {reason}"),
+            Event::Deliberate { reason } => format!("deliberate: {reason}"),
+            Event::Adopt {
+                intention,
+                plan,
+                desire,
+                reason,
+            } => {
+                format!("adopt #{intention} {plan} for {desire}: {reason}")
+            }
+            Event::Release {
+                intention,
+                plan,
+                desire,
+                reason,
+                because,
+            } => match because {
+                Some(b) => format!("release #{intention} {plan} ({desire} {reason}): {b}"),
+                None => format!("release #{intention} {plan} ({desire} {reason})"),
+            },
+            Event::Command {
+                intention,
+                plan,
+                command,
+                reason,
+            } => {
+                format!("{command} #{intention} {plan}: {reason}")
+            }
+            Event::Step {
+                intention,
+                plan,
+                process,
+                event,
+                added,
+                removed,
+            } => {
+                let mut parts: Vec<String> = added.iter().map(|a| format!("+{a}")).collect();
+                parts.extend(removed.iter().map(|a| format!("-{a}")));
+                format!(
+                    "step #{intention} {plan}: {process} {event}  {}",
+                    parts.join(" ")
+                )
+            }
+            Event::Ended { intention, plan } => format!("ended #{intention} {plan}"),
+            Event::Reward {
+                plan,
+                value,
+                learned,
+                reason,
+            } => {
+                format!("reward {plan} {value:+}: learned {learned:.3} ({reason})")
+            }
+        };
+        if agents {
+            out.push_str(&format!(
+                "cycle {:>3}  {:<10} {}\n",
+                e.cycle,
+                e.agent,
+                line.trim_end()
+            ));
+        } else {
+            out.push_str(&format!("cycle {:>3}  {}\n", e.cycle, line.trim_end()));
+        }
+    }
+    out
+}
+
+/// Re-runs a journal and reports the first entry that differs.
+pub fn replay(args: &ReplayArgs) -> u8 {
+    let text = match std::fs::read_to_string(&args.journal) {
+        Ok(t) => t,
+        Err(e) => {
+            return output::fail(
+                &format!("cannot read `{}`: {e}", args.journal),
+                "check the path",
+            );
+        }
+    };
+    let (header, recorded) = match journal::parse(&text) {
+        Ok(x) => x,
+        Err(e) => {
+            return output::fail(
+                &format!("{}:{}: {}", args.journal, e.line, e.reason),
+                "a journal is what `hilbert run --journal FILE` writes",
+            );
+        }
+    };
+    let paths: Vec<String> = header.sources.iter().map(|(p, _)| p.clone()).collect();
+    let (ir, sources) = match load_ir(&paths) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let want: BTreeSet<&(String, String)> = header.sources.iter().collect();
+    let got: BTreeSet<&(String, String)> = sources.iter().collect();
+    if want != got {
+        output::stdout("mismatch: the sources differ from those the journal was recorded with\n");
+        return 1;
+    }
+    let policy = match header.policy.as_str() {
+        "bold" => Reconsideration::Bold,
+        "cautious" => Reconsideration::Cautious,
+        "on-change" => Reconsideration::OnChange(header.watch.iter().cloned().collect()),
+        other => {
+            return output::fail(
+                &format!("unknown policy `{other}` in the journal"),
+                "the journal was edited",
+            );
+        }
+    };
+    let mut system = match System::new(
+        &ir,
+        &header.agents,
+        policy,
+        header.scenario.clone(),
+        Hosts::new(),
+    ) {
+        Ok(a) => a,
+        Err(e) => return output::fail(&e.0, "the journal does not fit the project"),
+    };
+    let again = system.run();
+    for (k, (a, b)) in recorded.iter().zip(&again).enumerate() {
+        if a != b {
+            let show = |e: &Entry| serde_json::to_string(e).unwrap_or_default();
+            output::stdout(&format!(
+                "mismatch at journal line {}:\n  recorded: {}\n  replayed: {}\n",
+                k + 2,
+                show(a),
+                show(b)
+            ));
+            return 1;
+        }
+    }
+    if recorded.len() != again.len() {
+        output::stdout(&format!(
+            "mismatch: the journal has {} entries, the replay {}\n",
+            recorded.len(),
+            again.len()
+        ));
+        return 1;
+    }
+    output::stdout(&format!("replay matched: {} entries\n", recorded.len()));
+    0
+}
