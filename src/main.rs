@@ -12,6 +12,7 @@ mod json;
 mod output;
 mod run;
 mod sarif;
+mod verify;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::process::ExitCode;
@@ -30,6 +31,8 @@ enum Command {
     Check(check::Args),
     /// Check, explore every plan network, and prove its obligations.
     Build(build::Args),
+    /// Re-check certificates with the kernel alone (for auditors).
+    Verify(verify::Args),
     /// Run an agent through a scenario: a readable trace, and the journal.
     Run(run::RunArgs),
     /// Re-run a journal and confirm every step matches.
@@ -57,6 +60,7 @@ fn main() -> ExitCode {
     let code = match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Build(args) => build::run(&args),
+        Command::Verify(args) => verify::run(&args),
         Command::Run(args) => run::run(&args),
         Command::Replay(args) => run::replay(&args),
         Command::Explain(args) => explain::run(&args),

@@ -312,8 +312,14 @@ pub fn decode(bytes: &[u8]) -> Result<Body, DecodeError> {
         return Err(DecodeError::Checksum);
     }
     let body_bytes = &content[MAGIC.len() + HEADER_LEN..];
-    let body: Body =
-        postcard::from_bytes(body_bytes).map_err(|e| DecodeError::Body(e.to_string()))?;
+    crate::ir::nesting_exceeded();
+    let body: Body = postcard::from_bytes(body_bytes).map_err(|e| {
+        DecodeError::Body(if crate::ir::nesting_exceeded() {
+            format!("the IR nests deeper than {} levels", crate::ir::MAX_NESTING)
+        } else {
+            e.to_string()
+        })
+    })?;
     if postcard::to_allocvec(&body).map_err(|e| DecodeError::Body(e.to_string()))? != body_bytes {
         return Err(DecodeError::NotCanonical);
     }

@@ -7,7 +7,43 @@
 //! channels are values created when an instance starts. The meaning of the IR is the reference
 //! semantics in the kernel and `docs/semantics.md`.
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
+use std::cell::Cell;
+
+/// How deeply the recursive parts of the IR (types, conditions, expressions) may nest in bytes
+/// being decoded. Decoding is recursive, so without a bound a few kilobytes of nesting would
+/// overflow the stack; the parser bounds source nesting at 200, so real IR stays below this.
+pub const MAX_NESTING: u32 = 256;
+
+thread_local! {
+    static NESTING: Cell<u32> = const { Cell::new(0) };
+    static TOO_DEEP: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether the last decoding on this thread stopped at [`MAX_NESTING`] (postcard keeps no
+/// message of its own errors, so the decoder asks); clears the flag.
+pub fn nesting_exceeded() -> bool {
+    TOO_DEEP.with(|t| t.replace(false))
+}
+
+/// Decodes one level of a recursive part of the IR, refusing nesting deeper than
+/// [`MAX_NESTING`].
+fn nested<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<T, D::Error> {
+    let depth = NESTING.with(|n| {
+        n.set(n.get() + 1);
+        n.get()
+    });
+    let result = if depth > MAX_NESTING {
+        TOO_DEEP.with(|t| t.set(true));
+        Err(serde::de::Error::custom(format!(
+            "the IR nests deeper than {MAX_NESTING} levels"
+        )))
+    } else {
+        T::deserialize(d)
+    };
+    NESTING.with(|n| n.set(n.get() - 1));
+    result
+}
 
 /// The whole lowered project.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -52,7 +88,7 @@ pub enum Type {
     /// Booleans.
     Bool,
     /// A channel carrying values of the inner type.
-    Chan(Box<Type>),
+    Chan(#[serde(deserialize_with = "nested")] Box<Type>),
 }
 
 /// A literal value.
@@ -240,11 +276,11 @@ pub enum Cond {
     /// A comparison of integer terms over bound variables and constants.
     Compare(CompareOp, CondTerm, CondTerm),
     /// Negation (binds nothing).
-    Not(Box<Cond>),
+    Not(#[serde(deserialize_with = "nested")] Box<Cond>),
     /// Conjunction, left to right: bindings of the left are visible on the right.
-    And(Vec<Cond>),
+    And(#[serde(deserialize_with = "nested")] Vec<Cond>),
     /// Disjunction.
-    Or(Vec<Cond>),
+    Or(#[serde(deserialize_with = "nested")] Vec<Cond>),
 }
 
 /// A belief pattern `f(a, …)` in a condition.
@@ -275,9 +311,13 @@ pub enum CondTerm {
     /// A bound variable.
     Var(u32),
     /// Arithmetic.
-    Arith(ArithOp, Box<CondTerm>, Box<CondTerm>),
+    Arith(
+        ArithOp,
+        #[serde(deserialize_with = "nested")] Box<CondTerm>,
+        #[serde(deserialize_with = "nested")] Box<CondTerm>,
+    ),
     /// Negation.
-    Neg(Box<CondTerm>),
+    Neg(#[serde(deserialize_with = "nested")] Box<CondTerm>),
 }
 
 /// Comparisons.
@@ -400,17 +440,31 @@ pub enum Expr {
     /// A slot's value.
     Slot(Slot),
     /// Integer negation.
-    Neg(Box<Expr>),
+    Neg(#[serde(deserialize_with = "nested")] Box<Expr>),
     /// Boolean negation.
-    Not(Box<Expr>),
+    Not(#[serde(deserialize_with = "nested")] Box<Expr>),
     /// Integer arithmetic.
-    Arith(ArithOp, Box<Expr>, Box<Expr>),
+    Arith(
+        ArithOp,
+        #[serde(deserialize_with = "nested")] Box<Expr>,
+        #[serde(deserialize_with = "nested")] Box<Expr>,
+    ),
     /// A comparison (integers ordered; any two values of one type compared for `=`/`≠`).
-    Compare(CompareOp, Box<Expr>, Box<Expr>),
+    Compare(
+        CompareOp,
+        #[serde(deserialize_with = "nested")] Box<Expr>,
+        #[serde(deserialize_with = "nested")] Box<Expr>,
+    ),
     /// Conjunction.
-    And(Box<Expr>, Box<Expr>),
+    And(
+        #[serde(deserialize_with = "nested")] Box<Expr>,
+        #[serde(deserialize_with = "nested")] Box<Expr>,
+    ),
     /// Disjunction.
-    Or(Box<Expr>, Box<Expr>),
+    Or(
+        #[serde(deserialize_with = "nested")] Box<Expr>,
+        #[serde(deserialize_with = "nested")] Box<Expr>,
+    ),
 }
 
 /// An atom a plan believes, forgets or tells: a predicate and one expression per field.

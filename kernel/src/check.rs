@@ -15,7 +15,16 @@ use hilbert_certificates::ir::{
 };
 use std::collections::{BTreeSet, HashMap};
 
-/// Proof that the kernel admitted a certificate. Only this module can make one.
+/// Proof that the kernel admitted a certificate. Only this module can make one: its field is
+/// private, so outside the kernel the type can be named and held but never built.
+///
+/// ```
+/// fn gate(_: Option<hilbert_kernel::check::Admitted>) {}
+/// ```
+///
+/// ```compile_fail
+/// let forged = hilbert_kernel::check::Admitted { _sealed: () };
+/// ```
 #[derive(Debug)]
 pub struct Admitted {
     _sealed: (),
@@ -206,82 +215,134 @@ pub fn can_raise(net: &Network, atom: &Atom) -> bool {
     })
 }
 
-/// Rebuilds the states of a table as reference states, refusing dangling indices.
+/// The deepest term a state table may hold: a state is refused beyond it (a fixed limit, which
+/// fails closed), so that no certificate can make the kernel's recursion overflow its stack.
+pub const MAX_TERM_DEPTH: u32 = 256;
+
+/// The most term nodes the states of one table may hold once their shared terms are written
+/// out: beyond it the table is refused (a fixed limit, which fails closed), so that a small
+/// certificate of deeply shared terms cannot make the kernel exhaust its memory.
+pub const MAX_TABLE_NODES: u64 = 1 << 27;
+
+/// The children of a term node, as indices into the table.
+fn term_children(node: &TermNode) -> Vec<u32> {
+    match node {
+        TermNode::Done | TermNode::Faulted(_) | TermNode::Thread { .. } => Vec::new(),
+        TermNode::Then(a, b) | TermNode::Interrupt(a, b) => vec![*a, *b],
+        TermNode::Par(cs) | TermNode::Choice(cs) => cs.clone(),
+        TermNode::Label { body, start, .. } => vec![*body, *start],
+        TermNode::Inst { body, .. } | TermNode::Suspended(body) => vec![*body],
+        TermNode::Handling { body, then } => match then {
+            AfterRec::End => vec![*body],
+            AfterRec::Suspend(t) | AfterRec::Continue(t) | AfterRec::Restart(t) => {
+                vec![*body, *t]
+            }
+        },
+    }
+}
+
+/// Writes out term `i` of a table whose children all come earlier (checked by the caller).
+fn build_term(table: &StateTable, i: u32) -> Term {
+    let get = |j: u32| build_term(table, j);
+    let boxed = |j: u32| Box::new(build_term(table, j));
+    match &table.terms[i as usize] {
+        TermNode::Done => Term::Done,
+        TermNode::Faulted(f) => Term::Faulted(match f {
+            FaultRec::NoArm(n) => Fault::NoArm(*n),
+            FaultRec::Overflow(n) => Fault::Overflow(*n),
+            FaultRec::DivisionByZero(n) => Fault::DivisionByZero(*n),
+            FaultRec::Diverged => Fault::Diverged,
+            FaultRec::Malformed(n) => Fault::Malformed(*n),
+        }),
+        TermNode::Thread {
+            inst,
+            plan,
+            stack,
+            env,
+            ready,
+        } => Term::Thread {
+            inst: *inst,
+            plan: *plan,
+            stack: stack.clone(),
+            env: env.clone(),
+            mode: if *ready { Mode::Ready } else { Mode::Running },
+        },
+        TermNode::Then(a, b) => Term::Then(boxed(*a), boxed(*b)),
+        TermNode::Par(cs) => Term::Par(cs.iter().map(|c| get(*c)).collect()),
+        TermNode::Choice(cs) => Term::Choice(cs.iter().map(|c| get(*c)).collect()),
+        TermNode::Interrupt(a, b) => Term::Interrupt(boxed(*a), boxed(*b)),
+        TermNode::Label {
+            inst,
+            label,
+            body,
+            start,
+        } => Term::Label {
+            inst: *inst,
+            label: *label,
+            body: boxed(*body),
+            start: boxed(*start),
+        },
+        TermNode::Inst {
+            inst,
+            plan,
+            params,
+            body,
+        } => Term::Inst {
+            inst: *inst,
+            plan: *plan,
+            params: params.clone(),
+            body: boxed(*body),
+        },
+        TermNode::Suspended(t) => Term::Suspended(boxed(*t)),
+        TermNode::Handling { body, then } => Term::Handling {
+            body: boxed(*body),
+            then: match then {
+                AfterRec::End => After::End,
+                AfterRec::Suspend(t) => After::Suspend(boxed(*t)),
+                AfterRec::Continue(t) => After::Continue(boxed(*t)),
+                AfterRec::Restart(t) => After::Restart(boxed(*t)),
+            },
+        },
+    }
+}
+
+/// Rebuilds the states of a table as reference states, refusing dangling indices, terms deeper
+/// than [`MAX_TERM_DEPTH`] and tables larger than [`MAX_TABLE_NODES`] once written out.
 pub fn decode_states(table: &StateTable) -> Result<Vec<State>, String> {
-    let mut terms: Vec<Term> = Vec::with_capacity(table.terms.len());
+    // First pass, without writing anything out: every child is an earlier term, and each term's
+    // depth and size (saturating).
+    let mut depth: Vec<u32> = Vec::with_capacity(table.terms.len());
+    let mut size: Vec<u64> = Vec::with_capacity(table.terms.len());
     for (i, node) in table.terms.iter().enumerate() {
-        let get = |j: u32| -> Result<Term, String> {
-            if (j as usize) < i {
-                Ok(terms[j as usize].clone())
-            } else {
-                Err(format!(
+        let (mut d, mut n) = (1u32, 1u64);
+        for j in term_children(node) {
+            if j as usize >= i {
+                return Err(format!(
                     "term {i} refers to term {j}, which is not earlier in the table"
-                ))
+                ));
             }
-        };
-        let boxed = |j: u32| get(j).map(Box::new);
-        let term = match node {
-            TermNode::Done => Term::Done,
-            TermNode::Faulted(f) => Term::Faulted(match f {
-                FaultRec::NoArm(n) => Fault::NoArm(*n),
-                FaultRec::Overflow(n) => Fault::Overflow(*n),
-                FaultRec::DivisionByZero(n) => Fault::DivisionByZero(*n),
-                FaultRec::Diverged => Fault::Diverged,
-                FaultRec::Malformed(n) => Fault::Malformed(*n),
-            }),
-            TermNode::Thread {
-                inst,
-                plan,
-                stack,
-                env,
-                ready,
-            } => Term::Thread {
-                inst: *inst,
-                plan: *plan,
-                stack: stack.clone(),
-                env: env.clone(),
-                mode: if *ready { Mode::Ready } else { Mode::Running },
-            },
-            TermNode::Then(a, b) => Term::Then(boxed(*a)?, boxed(*b)?),
-            TermNode::Par(cs) => Term::Par(cs.iter().map(|c| get(*c)).collect::<Result<_, _>>()?),
-            TermNode::Choice(cs) => {
-                Term::Choice(cs.iter().map(|c| get(*c)).collect::<Result<_, _>>()?)
-            }
-            TermNode::Interrupt(a, b) => Term::Interrupt(boxed(*a)?, boxed(*b)?),
-            TermNode::Label {
-                inst,
-                label,
-                body,
-                start,
-            } => Term::Label {
-                inst: *inst,
-                label: *label,
-                body: boxed(*body)?,
-                start: boxed(*start)?,
-            },
-            TermNode::Inst {
-                inst,
-                plan,
-                params,
-                body,
-            } => Term::Inst {
-                inst: *inst,
-                plan: *plan,
-                params: params.clone(),
-                body: boxed(*body)?,
-            },
-            TermNode::Suspended(t) => Term::Suspended(boxed(*t)?),
-            TermNode::Handling { body, then } => Term::Handling {
-                body: boxed(*body)?,
-                then: match then {
-                    AfterRec::End => After::End,
-                    AfterRec::Suspend(t) => After::Suspend(boxed(*t)?),
-                    AfterRec::Continue(t) => After::Continue(boxed(*t)?),
-                    AfterRec::Restart(t) => After::Restart(boxed(*t)?),
-                },
-            },
-        };
-        terms.push(term);
+            d = d.max(depth[j as usize].saturating_add(1));
+            n = n.saturating_add(size[j as usize]);
+        }
+        if d > MAX_TERM_DEPTH {
+            return Err(format!(
+                "term {i} is nested {d} deep, more than the kernel's limit of {MAX_TERM_DEPTH}"
+            ));
+        }
+        depth.push(d);
+        size.push(n);
+    }
+    let mut total: u64 = 0;
+    for (k, (t, _)) in table.states.iter().enumerate() {
+        let n = size
+            .get(*t as usize)
+            .ok_or_else(|| format!("state {k} refers to term {t}, which is not in the table"))?;
+        total = total.saturating_add(*n);
+        if total > MAX_TABLE_NODES {
+            return Err(format!(
+                "the states hold more than the kernel's limit of {MAX_TABLE_NODES} term nodes"
+            ));
+        }
     }
     let atom = |i: &u32| -> Result<Atom, String> {
         let AtomRec { told, belief, args } = table
@@ -302,11 +363,11 @@ pub fn decode_states(table: &StateTable) -> Result<Vec<State>, String> {
             if atoms.windows(2).any(|w| w[0] >= w[1]) {
                 return Err(format!("state {k}: its atoms are not sorted and distinct"));
             }
-            let term = terms.get(*t as usize).cloned().ok_or_else(|| {
-                format!("state {k} refers to term {t}, which is not in the table")
-            })?;
             let beliefs = atoms.iter().map(atom).collect::<Result<BTreeSet<_>, _>>()?;
-            Ok(State { term, beliefs })
+            Ok(State {
+                term: build_term(table, *t),
+                beliefs,
+            })
         })
         .collect()
 }
@@ -469,7 +530,19 @@ fn check_witness(sem: &Semantics, c: &Closed, oblig: &str, kind: &Kind, w: &Witn
     match (kind, w) {
         (Kind::NoDeadlock, Witness::Invariant { .. }) => check_invariant(c, oblig),
         (Kind::Live(d), Witness::Ranking { ranks, .. }) => {
-            let achieved = &sem.agent().desires[*d].achieved;
+            let desire = &sem.agent().desires[*d];
+            if let Some(param) = desire.params_used.first() {
+                // The condition's meaning depends on a value the scene does not fix.
+                return refusal(
+                    oblig,
+                    None,
+                    "live.parameters",
+                    format!(
+                        "the desire's conditions read the agent parameter `{param}`, whose value is not known at build time"
+                    ),
+                );
+            }
+            let achieved = &desire.achieved;
             let goal = |s: &State| achieved.iter().any(|a| holds(a, &s.beliefs, Some(0)));
             check_ranking(c, ranks, &goal, oblig, "ranking")
         }

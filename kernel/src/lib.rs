@@ -5,8 +5,9 @@
 //! no solver and no parser of `.ha`/`.hk` sources; it depends only on `hilbert-certificates` and
 //! the standard library (plus serde and rayon at most).
 //!
-//! Today it holds the reference semantics; the certificate checks arrive with the certificate
-//! format.
+//! [`check::check`] is the entry point: certificate bytes in, a [`check::Report`] out, with an
+//! [`check::Admitted`] only when every obligation was proved. `kernel/README.md` says what it
+//! trusts and what it checks; `docs/certificates.md` is the auditor's guide.
 
 pub mod check;
 pub mod eval;

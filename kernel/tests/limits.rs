@@ -1,0 +1,179 @@
+//! Regression tests for what the kernel once got wrong, and for the fixed limits that keep a
+//! hostile certificate from overflowing its stack or exhausting its memory (each fails closed).
+
+mod common;
+
+use hilbert_certificates::cert::{self, Body, DecodeError, StateTable, TermNode};
+use hilbert_certificates::ir::{AtomExpr, BeliefId, Expr, Literal, MAX_NESTING, Node};
+use hilbert_kernel::check::{MAX_TERM_DEPTH, Verdict, check};
+
+fn production_line() -> Body {
+    let built = common::certificates()
+        .iter()
+        .find(|b| b.name == "Operator.Work")
+        .expect("the production line's Work certificate");
+    cert::decode(&built.bytes).unwrap()
+}
+
+/// A `believe` whose argument is `-(-(…(1)…))`, `depth` negations deep.
+fn deep_believe(depth: usize) -> Node {
+    let mut e = Expr::Literal(Literal::Int(1));
+    for _ in 0..depth {
+        e = Expr::Neg(Box::new(e));
+    }
+    Node::Believe(AtomExpr {
+        belief: BeliefId(0),
+        args: vec![e],
+    })
+}
+
+/// The certificate bytes of the production line with a deep `believe` added to its code. Built
+/// on a thread with a large stack, since encoding (and dropping) a deep tree recurses; the tree
+/// is leaked rather than dropped.
+fn with_deep_node(depth: usize) -> Vec<u8> {
+    std::thread::Builder::new()
+        .stack_size(1 << 30)
+        .spawn(move || {
+            let mut body = production_line();
+            body.ir.networks[0].nodes.push(deep_believe(depth));
+            body.ir_sha256 = cert::sha256(&cert::ir_bytes(&body.ir));
+            let bytes = cert::encode(&body);
+            std::mem::forget(body);
+            bytes
+        })
+        .unwrap()
+        .join()
+        .unwrap()
+}
+
+/// Runs `f` on a thread with an ordinary 2 MiB stack, as a test thread or a small server has.
+fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(f)
+        .unwrap()
+        .join()
+        .expect("no stack overflow, no panic")
+}
+
+#[test]
+fn ir_nested_deeper_than_the_limit_is_refused_while_decoding_not_by_overflowing_the_stack() {
+    let deep = with_deep_node(200_000);
+    let report = on_small_stack(move || check(&deep, None));
+    let why = report.invalid.expect("invalid");
+    assert!(why.contains("nests deeper than"), "{why}");
+    assert!(report.admitted.is_none());
+
+    let over = with_deep_node(MAX_NESTING as usize + 1);
+    let got = on_small_stack(move || cert::decode(&over).map(|_| ()));
+    assert!(
+        matches!(got, Err(DecodeError::Body(ref e)) if e.contains("nests")),
+        "{got:?}"
+    );
+    // At the limit itself it decodes (and the added node, never run, changes no verdict).
+    let at = with_deep_node(MAX_NESTING as usize);
+    let report = on_small_stack(move || check(&at, None));
+    assert!(report.invalid.is_none(), "{:?}", report.invalid);
+    assert!(report.admitted.is_some());
+}
+
+/// The production line's certificate with its state table replaced.
+fn with_table(table: StateTable) -> Vec<u8> {
+    let mut body = production_line();
+    body.states = table;
+    cert::encode(&body)
+}
+
+#[test]
+fn a_term_nested_deeper_than_the_limit_is_refused_before_it_is_written_out() {
+    let chain = |depth: u32| {
+        let mut terms = vec![TermNode::Done];
+        for i in 1..depth {
+            terms.push(TermNode::Suspended(i - 1));
+        }
+        StateTable {
+            terms,
+            atoms: Vec::new(),
+            states: vec![(depth - 1, Vec::new())],
+        }
+    };
+    let deep = with_table(chain(100_000));
+    let report = on_small_stack(move || check(&deep, None));
+    let why = report.invalid.expect("invalid");
+    assert!(why.contains("nested") && why.contains("limit"), "{why}");
+    // At the limit the table decodes, and is refused only because it is not the scene.
+    let at = with_table(chain(MAX_TERM_DEPTH));
+    let report = on_small_stack(move || check(&at, None));
+    assert!(report.invalid.is_none(), "{:?}", report.invalid);
+    assert!(
+        report
+            .obligations
+            .iter()
+            .all(|(_, v)| matches!(v, Verdict::Refused(r) if r.rule == "scene.initial"))
+    );
+}
+
+#[test]
+fn shared_terms_that_would_write_out_to_an_exponential_tree_are_refused() {
+    // Term i is `term(i-1) ‖ term(i-1)`: 60 small table entries, 2^60 nodes written out.
+    let mut terms = vec![TermNode::Done];
+    for i in 1..60 {
+        terms.push(TermNode::Par(vec![i - 1, i - 1]));
+    }
+    let table = StateTable {
+        terms,
+        atoms: Vec::new(),
+        states: vec![(59, Vec::new())],
+    };
+    let bytes = with_table(table);
+    assert!(bytes.len() < 2_000);
+    let report = on_small_stack(move || check(&bytes, None));
+    let why = report.invalid.expect("invalid");
+    assert!(why.contains("term nodes"), "{why}");
+}
+
+#[test]
+fn a_desire_whose_goal_reads_an_agent_parameter_is_never_admitted() {
+    // The bug: `achieved Produced when B(self) made(target)`, with `target` a parameter of the
+    // agent, lowers to `made(_)`; the frontend said `unproved`, yet the kernel admitted the
+    // ranking (any `made(…)` satisfied it) and with it the whole build.
+    let dir = std::env::temp_dir().join(format!("hilbert-kernel-param-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = common::root().join("examples/production-line");
+    let line = std::fs::read_to_string(src.join("Line.hk")).unwrap();
+    let operator = std::fs::read_to_string(src.join("Operator.ha"))
+        .unwrap()
+        .replace(
+            "agent Operator(line: String)",
+            "agent Operator(line: String, target: Int)",
+        )
+        .replace(
+            "achieved Produced when B(self) made(3)",
+            "achieved Produced when B(self) made(target)",
+        );
+    assert!(operator.contains("made(target)"));
+    std::fs::write(dir.join("Line.hk"), line).unwrap();
+    std::fs::write(dir.join("Operator.ha"), operator).unwrap();
+    let built = common::build(&dir);
+    let _ = std::fs::remove_dir_all(&dir);
+    let work = built.iter().find(|b| b.name == "Operator.Work").unwrap();
+    let report = check(&work.bytes, Some(&work.digests));
+    assert!(report.admitted.is_none());
+    let verdict = report
+        .obligations
+        .iter()
+        .find(|(n, _)| n == "Work_live_Produced")
+        .map(|(_, v)| v.clone());
+    assert!(
+        matches!(&verdict, Some(Verdict::Refused(r)) if r.rule == "live.parameters"),
+        "{verdict:?}"
+    );
+    // The rest of the certificate still checks.
+    assert!(
+        report
+            .obligations
+            .iter()
+            .filter(|(n, _)| n != "Work_live_Produced")
+            .all(|(_, v)| *v == Verdict::Proved)
+    );
+}
