@@ -17,7 +17,7 @@ mod common;
 use common::{Built, certificates, claim_holds};
 use hilbert_certificates::cert::{self, Body, HEADER_LEN, MAGIC, TermNode, Witness};
 use hilbert_certificates::ir::{Cond, Literal, Node, Value};
-use hilbert_frontend::explore::{Limits, reference};
+use hilbert_frontend::explore::{Limits, StateId, reference};
 use hilbert_kernel::check::{Report, Verdict, check};
 use hilbert_kernel::semantics::Semantics;
 use std::collections::{BTreeMap, BTreeSet};
@@ -87,10 +87,8 @@ fn edges(body: &Body) -> Vec<Vec<usize>> {
     let agent = &body.ir.agents[net.agent.0 as usize];
     let sem = Semantics::new(net, agent);
     let (graph, _) = reference::explore(&sem, vec![sem.initial()], Limits::default());
-    graph
-        .succ
-        .iter()
-        .map(|es| es.iter().map(|e| e.to.0 as usize).collect())
+    (0..graph.len() as u32)
+        .map(|s| graph.succ(StateId(s)).map(|e| e.to.0 as usize).collect())
         .collect()
 }
 

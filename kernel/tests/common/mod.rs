@@ -111,10 +111,8 @@ fn inevitable(graph: &Graph, goal: &dyn Fn(usize) -> bool) -> Vec<bool> {
     loop {
         let mut changed = false;
         for s in 0..n {
-            if !win[s]
-                && !graph.succ[s].is_empty()
-                && graph.succ[s].iter().all(|e| win[e.to.0 as usize])
-            {
+            let id = StateId(s as u32);
+            if !win[s] && graph.degree(id) > 0 && graph.succ(id).all(|e| win[e.to.0 as usize]) {
                 win[s] = true;
                 changed = true;
             }
@@ -168,11 +166,11 @@ pub fn claim_holds(body: &Body) -> Option<bool> {
                 let win = inevitable(&sub, &|s| sub_states[s].finished());
                 sub.starts.iter().all(|s| win[s.0 as usize])
             }
-            Kind::TellFeasible(plan, k) => graph
-                .succ
-                .iter()
-                .flatten()
-                .all(|e| e.tells.iter().all(|&(p, m, ok)| ok || p != plan || m != k)),
+            Kind::TellFeasible(plan, k) => (0..graph.len() as u32).all(|s| {
+                graph
+                    .succ(StateId(s))
+                    .all(|e| e.tells.iter().all(|&(p, m, ok)| ok || p != plan || m != k))
+            }),
         };
         all &= holds_now;
     }
