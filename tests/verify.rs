@@ -85,11 +85,7 @@ fn a_refuted_theorem_is_refused_with_its_rule_reason_and_state() {
         .lines()
         .find(|l| l.contains("Smelt_released_Melted"))
         .unwrap_or_default();
-    assert!(
-        line.contains("refused (ranking.progress)"),
-        "{}",
-        run.stdout
-    );
+    assert!(line.contains("refused (ranking.start)"), "{}", run.stdout);
     assert!(run.stdout.contains("at term"), "{}", run.stdout);
     assert!(run.stdout.contains("Heat_no_deadlock"));
     let json = hilbert(&args(&["verify"], &certs, &["--format", "json"]), None);
@@ -102,7 +98,7 @@ fn a_refuted_theorem_is_refused_with_its_rule_reason_and_state() {
         .find(|o| o["name"] == "Smelt_released_Melted")
         .unwrap();
     assert_eq!(released["verdict"], "refused");
-    assert_eq!(released["rule"], "ranking.progress");
+    assert_eq!(released["rule"], "ranking.start");
     assert!(obligations.iter().any(|o| o["verdict"] == "proved"));
 }
 

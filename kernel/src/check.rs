@@ -544,7 +544,7 @@ fn check_witness(sem: &Semantics, c: &Closed, oblig: &str, kind: &Kind, w: &Witn
             }
             let achieved = &desire.achieved;
             let goal = |s: &State| achieved.iter().any(|a| holds(a, &s.beliefs, Some(0)));
-            check_ranking(c, ranks, &goal, oblig, "ranking")
+            check_ranking(c, ranks, &[0], &goal, oblig, "ranking")
         }
         (Kind::Released(_, atom), Witness::Release { states, ranks, .. }) => {
             check_release(sem, c, atom, states, ranks, oblig)
@@ -576,11 +576,15 @@ fn check_invariant(c: &Closed, oblig: &str) -> Verdict {
     Verdict::Proved
 }
 
-/// Ranking: each state not satisfying the goal can step, and every successor satisfies the goal
-/// or has a strictly smaller rank.
+/// Ranking: every start satisfies the goal or has a rank; each ranked state not satisfying the
+/// goal can step, and every successor satisfies the goal or has a strictly smaller rank. A rank
+/// of `u64::MAX` claims nothing: such a state (after the goal, say) must not be reachable from a
+/// start through ranked states, which the rule above ensures. So every path from a start reaches
+/// the goal within the start's rank steps.
 fn check_ranking(
     c: &Closed,
     ranks: &[u64],
+    starts: &[usize],
     goal: &dyn Fn(&State) -> bool,
     oblig: &str,
     rule: &'static str,
@@ -593,8 +597,18 @@ fn check_ranking(
             format!("{} ranks for {} states", ranks.len(), c.states.len()),
         );
     }
+    for &i in starts {
+        if !goal(&c.states[i]) && ranks[i] == u64::MAX {
+            return refusal(
+                oblig,
+                Some(&c.states[i]),
+                "ranking.start",
+                format!("{rule}: start state {i} misses the goal and has no rank"),
+            );
+        }
+    }
     for (i, s) in c.states.iter().enumerate() {
-        if goal(s) {
+        if goal(s) || ranks[i] == u64::MAX {
             continue;
         }
         if c.steps[i].is_empty() {
@@ -649,22 +663,27 @@ fn check_release(
     };
     let index: HashMap<&State, usize> =
         sub.states.iter().enumerate().map(|(i, s)| (s, i)).collect();
+    let mut starts = Vec::new();
     for s in &c.states {
         if !s.beliefs.contains(atom) {
             continue;
         }
         let aborted = sem.abort_root(s);
-        if !index.contains_key(&aborted.next) {
-            return refusal(
-                oblig,
-                Some(s),
-                "release.start",
-                "the state the abort leads to is not in the witness".into(),
-            );
+        match index.get(&aborted.next) {
+            Some(&i) => starts.push(i),
+            None => {
+                return refusal(
+                    oblig,
+                    Some(s),
+                    "release.start",
+                    "the state the abort leads to is not in the witness".into(),
+                );
+            }
         }
     }
+    drop(index);
     let finished = |s: &State| s.finished();
-    check_ranking(&sub, ranks, &finished, oblig, "release")
+    check_ranking(&sub, ranks, &starts, &finished, oblig, "release")
 }
 
 /// Tell feasibility: every step that runs the tell runs it feasibly.

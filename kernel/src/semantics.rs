@@ -992,16 +992,15 @@ fn map_children(term: Term, f: &mut dyn FnMut(Term) -> Term) -> Term {
             body: Box::new(f(*body)),
         },
         Term::Handling { body, then } => {
-            // The saved process of a stop is part of the label: commands reach it there.
+            // The body first, then the process a stop or resume keeps (the order of
+            // `children`): commands reach the kept process there.
+            let body = Box::new(f(*body));
             let then = match then {
                 After::Suspend(s) => After::Suspend(Box::new(f(*s))),
                 After::Continue(s) => After::Continue(Box::new(f(*s))),
                 other => other,
             };
-            Term::Handling {
-                body: Box::new(f(*body)),
-                then,
-            }
+            Term::Handling { body, then }
         }
         other => other,
     }

@@ -549,7 +549,10 @@ fn mutations() -> Vec<Mutation> {
                 };
                 let Some((i, j)) = (0..ranks.len())
                     .flat_map(|i| succ[i].iter().map(move |&j| (i, j)))
-                    .find(|&(i, j)| ranks[i] > 0 && ranks[j] > 0)
+                    // Ranked states only: `u64::MAX` claims nothing (states after the goal).
+                    .find(|&(i, j)| {
+                        ranks[i] > 0 && ranks[j] > 0 && ranks[i] != ranks[j] && ranks[i] < u64::MAX
+                    })
                 else {
                     return Vec::new();
                 };

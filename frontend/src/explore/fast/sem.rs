@@ -1092,7 +1092,7 @@ impl<'n> Code<'n> {
 }
 
 /// Applies `f` to each direct child, in the order (and with the children) of the reference's
-/// `map_children`: a `Handling`'s saved process is visited before its body.
+/// `map_children`: a `Handling`'s body, then the process it keeps.
 fn map_children(t: T, f: &mut dyn FnMut(Tid) -> Tid) -> T {
     match t {
         T::Then(a, b) => T::Then(f(a), b),
@@ -1127,15 +1127,13 @@ fn map_children(t: T, f: &mut dyn FnMut(Tid) -> Tid) -> T {
             body: f(body),
         },
         T::Handling { body, then } => {
+            let body = f(body);
             let then = match then {
                 After::Suspend(s) => After::Suspend(f(s)),
                 After::Continue(s) => After::Continue(f(s)),
                 other => other,
             };
-            T::Handling {
-                body: f(body),
-                then,
-            }
+            T::Handling { body, then }
         }
         other => other,
     }
