@@ -131,6 +131,7 @@ pub fn run(args: &Args) -> u8 {
             sha256: unhex(&i.sha256),
         })
         .collect();
+    let progress = Progress::start();
     let proofs = match &checked.ir {
         Some(ir) if !checked.has_errors() => obligations::prove(
             ir,
@@ -141,6 +142,7 @@ pub fn run(args: &Args) -> u8 {
         ),
         _ => Proofs::default(),
     };
+    drop(progress);
     let explore_seconds = started.elapsed().as_secs_f64();
     let mut diagnostics = checked.diagnostics.clone();
     diagnostics.extend(proofs.diagnostics.iter().cloned());
@@ -460,4 +462,60 @@ fn unhex(hex: &str) -> [u8; 32] {
             .unwrap_or(0);
     }
     out
+}
+
+/// A one-line progress display on standard error while the networks are explored: only when
+/// standard error is a terminal, so scripts and CI see nothing. It shows the states found so far
+/// by the exploration running now, every quarter of a second, and is erased when done.
+struct Progress {
+    stop: Option<std::sync::mpsc::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Progress {
+    fn start() -> Progress {
+        use std::io::{IsTerminal, Write};
+        if !std::io::stderr().is_terminal() {
+            return Progress {
+                stop: None,
+                thread: None,
+            };
+        }
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let started = Instant::now();
+            let mut shown = false;
+            while rx
+                .recv_timeout(std::time::Duration::from_millis(250))
+                .is_err()
+            {
+                let states =
+                    hilbert_frontend::explore::PROGRESS.load(std::sync::atomic::Ordering::Relaxed);
+                let secs = started.elapsed().as_secs_f64();
+                let _ = write!(
+                    std::io::stderr(),
+                    "\r  exploring: {states} states, {secs:.1} s "
+                );
+                shown = true;
+            }
+            if shown {
+                let _ = write!(std::io::stderr(), "\r{:60}\r", "");
+            }
+        });
+        Progress {
+            stop: Some(tx),
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
 }

@@ -12,6 +12,10 @@ use hilbert_certificates::ir::{Agent, Network, PlanId, Value};
 use hilbert_kernel::semantics::{Atom, Event, Fault, Semantics, State};
 use std::hash::{Hash, Hasher};
 
+/// States found so far by the exploration running now, updated after each breadth-first level,
+/// for a progress display (the command line polls it; nothing here prints).
+pub static PROGRESS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 /// Index of a state in a [`Graph`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct StateId(pub u32);

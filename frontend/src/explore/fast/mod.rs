@@ -390,6 +390,8 @@ pub fn explore(net: &Network, agent: &Agent, starts: Vec<State>, limits: Limits)
             g.number(chunk, out, limits);
         }
         level = end;
+        crate::explore::PROGRESS
+            .store(g.visited.len() as u64, std::sync::atomic::Ordering::Relaxed);
     }
     let visited_bytes = g.visited.heap_bytes();
     let arena_bytes = g.arena.heap_bytes();
