@@ -203,3 +203,37 @@ fn passing_max_states_leaves_the_theorems_unproved_and_says_so() {
     assert!(work["reason"].as_str().unwrap().contains("--max-states 3"));
     assert_eq!(work["kernel"], "refused");
 }
+
+#[test]
+fn the_same_sources_give_the_same_certificate_bytes() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let build = |tag: &str| {
+        let out = std::env::temp_dir().join(format!("hilbert-canon-{}-{tag}", std::process::id()));
+        let run = common::hilbert(
+            &[
+                "build",
+                "examples/abort-handler-finishes",
+                "--out",
+                &out.to_string_lossy(),
+                "--jobs",
+                if tag == "a" { "1" } else { "2" },
+            ],
+            Some(root),
+        );
+        assert_eq!(run.code, Some(0), "{}", run.stdout);
+        let mut files: Vec<_> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        let bytes: Vec<Vec<u8>> = files.iter().map(|f| std::fs::read(f).unwrap()).collect();
+        let _ = std::fs::remove_dir_all(&out);
+        bytes
+    };
+    let (a, b) = (build("a"), build("b"));
+    assert!(!a.is_empty());
+    assert_eq!(
+        a, b,
+        "two builds (1 and 2 threads) wrote different certificates"
+    );
+}
