@@ -2,12 +2,11 @@
 //! certificate per network under `--out`, and let the kernel re-check each. The build is admitted
 //! (exit code 0) only on the kernel's word: the frontend alone never admits a build.
 
-use crate::check::{Color, Input, digests, hint, locate};
+use crate::check::{Color, Input, load_project};
 use crate::{Format, output, sarif};
 use hilbert_certificates::cert::SourceDigest;
 use hilbert_frontend::explore::Limits;
 use hilbert_frontend::obligations::{self, Counterexample, Proofs, Status, Theorem};
-use hilbert_frontend::project;
 use hilbert_frontend::render::{self, Summary};
 use hilbert_frontend::{Diagnostic, SourceMap, check_project};
 use hilbert_kernel::check::Verdict;
@@ -100,23 +99,9 @@ fn kernel(proofs: &Proofs, out: &str, digests: &[[u8; 32]]) -> Result<KernelWord
 
 /// Runs the command and returns its exit code.
 pub fn run(args: &Args) -> u8 {
-    let paths = if args.paths.is_empty() {
-        vec![".".to_string()]
-    } else {
-        args.paths.clone()
-    };
-    let loaded = match project::load(&paths) {
-        Ok(loaded) => loaded,
-        Err(e) => return output::fail(&e.to_string(), hint(&e)),
-    };
-    let inputs = match digests(&loaded) {
-        Ok(inputs) => inputs,
-        Err((path, e)) => {
-            return output::fail(
-                &format!("cannot read `{path}` again to digest it: {e}"),
-                "the file changed or vanished while it was being built; build again",
-            );
-        }
+    let (loaded, inputs) = match load_project(&args.paths) {
+        Ok(x) => x,
+        Err(code) => return code,
     };
     let checked = check_project(&loaded);
     let started = Instant::now();
@@ -310,24 +295,12 @@ fn show_counterexample(cex: &Counterexample) -> String {
 #[derive(Serialize)]
 struct Report<'a> {
     schema_version: u32,
-    tool: Tool,
-    inputs: Vec<InputJson<'a>>,
+    tool: crate::json::Tool,
+    inputs: Vec<crate::json::InputJson<'a>>,
     admitted: bool,
     diagnostics: Vec<serde_json::Value>,
     theorems: Vec<TheoremJson<'a>>,
     stats: Stats,
-}
-
-#[derive(Serialize)]
-struct Tool {
-    name: &'static str,
-    version: &'static str,
-}
-
-#[derive(Serialize)]
-struct InputJson<'a> {
-    path: &'a str,
-    sha256: &'a str,
 }
 
 #[derive(Serialize)]
@@ -422,17 +395,8 @@ fn json(
 ) -> String {
     let report = Report {
         schema_version: crate::json::SCHEMA_VERSION,
-        tool: Tool {
-            name: "hilbert",
-            version: env!("CARGO_PKG_VERSION"),
-        },
-        inputs: inputs
-            .iter()
-            .map(|i| InputJson {
-                path: &i.path,
-                sha256: &i.sha256,
-            })
-            .collect(),
+        tool: crate::json::Tool::this(),
+        inputs: crate::json::inputs(inputs),
         admitted,
         diagnostics: diagnostics
             .iter()
@@ -446,7 +410,6 @@ fn json(
             kernel_seconds: Some(kernel_seconds),
         },
     };
-    let _ = locate;
     let mut text = serde_json::to_string_pretty(&report).unwrap_or_default();
     text.push('\n');
     text

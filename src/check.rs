@@ -98,23 +98,9 @@ pub struct Input {
 
 /// Runs the command and returns its exit code.
 pub fn run(args: &Args) -> u8 {
-    let paths = if args.paths.is_empty() {
-        vec![".".to_string()]
-    } else {
-        args.paths.clone()
-    };
-    let loaded = match project::load(&paths) {
-        Ok(loaded) => loaded,
-        Err(e) => return output::fail(&e.to_string(), hint(&e)),
-    };
-    let inputs = match digests(&loaded) {
-        Ok(inputs) => inputs,
-        Err((path, e)) => {
-            return output::fail(
-                &format!("cannot read `{path}` again to digest it: {e}"),
-                "the file changed or vanished while it was being checked; run the check again",
-            );
-        }
+    let (loaded, inputs) = match load_project(&args.paths) {
+        Ok(x) => x,
+        Err(code) => return code,
     };
     let checked = check_project(&loaded);
     let summary = Summary::of(&checked.diagnostics, loaded.sources.files().len());
@@ -135,6 +121,24 @@ pub fn run(args: &Args) -> u8 {
     };
     output::stdout(&text);
     u8::from(!clean)
+}
+
+/// Loads the project at `paths` (the current directory when empty) and digests every file; an
+/// environment error is reported on standard error and returned as its exit code.
+pub fn load_project(paths: &[String]) -> Result<(Loaded, Vec<Input>), u8> {
+    let paths = if paths.is_empty() {
+        vec![".".to_string()]
+    } else {
+        paths.to_vec()
+    };
+    let loaded = project::load(&paths).map_err(|e| output::fail(&e.to_string(), hint(&e)))?;
+    let inputs = digests(&loaded).map_err(|(path, e)| {
+        output::fail(
+            &format!("cannot read `{path}` again to digest it: {e}"),
+            "the file changed or vanished while it was being read; run the command again",
+        )
+    })?;
+    Ok((loaded, inputs))
 }
 
 /// Whether a check passes (exit code 0): no error, and no warning when warnings are denied.

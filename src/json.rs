@@ -20,14 +20,37 @@ struct Report<'a> {
     stats: Stats,
 }
 
+/// `"tool"`: who wrote the report.
 #[derive(Serialize)]
-struct Tool {
+pub struct Tool {
     name: &'static str,
     version: &'static str,
 }
 
+impl Tool {
+    /// This build of `hilbert`.
+    pub fn this() -> Tool {
+        Tool {
+            name: "hilbert",
+            version: env!("CARGO_PKG_VERSION"),
+        }
+    }
+}
+
+/// `"inputs"`: every file read and its digest.
+pub fn inputs(inputs: &[Input]) -> Vec<InputJson<'_>> {
+    inputs
+        .iter()
+        .map(|i| InputJson {
+            path: &i.path,
+            sha256: &i.sha256,
+        })
+        .collect()
+}
+
+/// One input file.
 #[derive(Serialize)]
-struct InputJson<'a> {
+pub struct InputJson<'a> {
     path: &'a str,
     sha256: &'a str,
 }
@@ -75,17 +98,8 @@ pub fn report(
 ) -> String {
     let report = Report {
         schema_version: SCHEMA_VERSION,
-        tool: Tool {
-            name: "hilbert",
-            version: env!("CARGO_PKG_VERSION"),
-        },
-        inputs: inputs
-            .iter()
-            .map(|i| InputJson {
-                path: &i.path,
-                sha256: &i.sha256,
-            })
-            .collect(),
+        tool: Tool::this(),
+        inputs: self::inputs(inputs),
         clean,
         diagnostics: diagnostics
             .iter()

@@ -17,7 +17,7 @@ use crate::explore::{self, Explorer, Graph, Limits, StateId, describe_event, sho
 use crate::source::{Dialect, SourceMap, Span};
 use crate::syntax::ast;
 use hilbert_certificates::cert::SourceDigest;
-use hilbert_certificates::ir::{self, Cond, Ir, Network, Node, PatternArg};
+use hilbert_certificates::ir::{self, Cond, Ir, Network, Node};
 use hilbert_kernel::eval::holds;
 use hilbert_kernel::semantics::{Atom, Fault, Semantics, State};
 use std::collections::{BTreeSet, VecDeque};
@@ -272,12 +272,12 @@ pub fn prove_using(
 
                 // Release, when the impossible condition is one belief with constant arguments.
                 for (ri, (cond, _)) in ir_desire.impossible.iter().enumerate() {
-                    let Some(atom) = constant_atom(cond) else {
+                    let Some(atom) = hilbert_kernel::check::constant_atom(cond) else {
                         continue;
                     };
                     let atom_text = show_atom(ir, net, &atom);
                     let name = format!("{}_released_{}", binding.name, desire.name);
-                    if !network_can_raise(net, &atom) {
+                    if !hilbert_kernel::check::can_raise(net, &atom) {
                         let rule_span = desire.impossible[ri].cond.span;
                         let plan_span = program
                             .plan_files
@@ -615,40 +615,6 @@ fn violation_cex(
             )
         }
     }
-}
-
-/// The atom of an `impossible` condition that is one belief test with constant arguments.
-fn constant_atom(cond: &Cond) -> Option<Atom> {
-    let Cond::Believes(p) = cond else {
-        return None;
-    };
-    let args = p
-        .args
-        .iter()
-        .map(|a| match a {
-            PatternArg::Literal(l) => Some(ir::Value::of(l)),
-            _ => None,
-        })
-        .collect::<Option<Vec<_>>>()?;
-    Some(Atom {
-        told: None,
-        belief: p.belief,
-        args,
-    })
-}
-
-/// Whether some `believe` of the network could add `atom` (same predicate, and every argument
-/// either computed or equal to the atom's).
-fn network_can_raise(net: &Network, atom: &Atom) -> bool {
-    net.nodes.iter().any(|n| match n {
-        Node::Believe(a) if a.belief == atom.belief => {
-            a.args.iter().zip(&atom.args).all(|(e, v)| match e {
-                ir::Expr::Literal(l) => ir::Value::of(l) == *v,
-                _ => true,
-            })
-        }
-        _ => false,
-    })
 }
 
 fn release_vacuous(
