@@ -231,10 +231,10 @@ fn human(
         match &t.status {
             Status::Proved => text.push_str(&format!("  proved ({counts}); {kernel}\n")),
             Status::Unproved(reason) => {
-                text.push_str(&format!("  unproved: {reason} ({counts})\n"));
+                text.push_str(&format!("  unproved: {reason} ({counts}); {kernel}\n"));
             }
             Status::Refuted(cex) => {
-                text.push_str(&format!("  refuted ({counts})\n"));
+                text.push_str(&format!("  refuted ({counts}); {kernel}\n"));
                 text.push_str(&show_counterexample(cex));
             }
         }
