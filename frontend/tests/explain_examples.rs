@@ -47,7 +47,13 @@ fn check_files(tag: &str, files: &[ExampleFile], code: Code) -> (Vec<Severity>, 
     let mut checked = check_project(&loaded);
     // The obligation codes (HK0069) come from proving, which a build does after checking.
     if let (Some(ir), false) = (&checked.ir, checked.has_errors()) {
-        let proofs = obligations::prove(ir, &checked.program, &loaded.sources, Limits::default());
+        let proofs = obligations::prove(
+            ir,
+            &checked.program,
+            &loaded.sources,
+            &[],
+            Limits::default(),
+        );
         checked.diagnostics.extend(proofs.diagnostics);
     }
     let severities = checked
@@ -108,6 +114,7 @@ fn declared_codes() -> BTreeSet<Code> {
     codes.extend(hilbert_frontend::check::codes::ALL.iter().copied());
     codes.extend(lower::CODES.iter().copied());
     codes.extend(obligations::CODES.iter().copied());
+    codes.extend(hilbert_frontend::analysis::CODES.iter().copied());
     codes
 }
 

@@ -1,0 +1,1 @@
+//! Frame conditions (see docs/frames.md).

@@ -1,0 +1,1 @@
+//! Linear ranking functions for liveness.
