@@ -325,7 +325,7 @@ impl<'a> Universe<'a> {
         key: Key,
         p: &Pattern,
         rest: &[&Cond],
-        env: &mut Vec<Option<Int>>,
+        env: &[Option<Int>],
     ) -> Bool {
         let Some(slots) = w.slots.get(&key) else {
             return Bool::from_bool(false);
@@ -335,7 +335,7 @@ impl<'a> Universe<'a> {
             if slot.fields.len() != p.args.len() {
                 continue;
             }
-            let mut e = env.clone();
+            let mut e = env.to_vec();
             let mut parts = vec![slot.present.clone()];
             for (arg, field) in p.args.iter().zip(&slot.fields) {
                 match arg {
