@@ -126,6 +126,9 @@ pub fn satisfiable(
         let h = u.holds(&w, c);
         assertions.push(if *neg { h.not() } else { h });
     }
+    if u.gave_up() {
+        return None;
+    }
     let (answer, _) = log.check(name, question, &assertions);
     match answer {
         Answer::Sat => Some(true),

@@ -63,7 +63,13 @@ pub struct Universe<'a> {
     strings: BTreeMap<String, i64>,
     /// Whether `unsat` answers over these bounds are exact (see the module docs).
     pub exact: bool,
+    /// Encoding steps taken; past [`MAX_STEPS`] the encoding gives up.
+    steps: std::cell::Cell<usize>,
 }
+
+/// The encoding of one query gives up beyond this many steps (patterns multiply the rest of a
+/// conjunction by their slots, disjunctions by their branches): [`Universe::gave_up`].
+pub const MAX_STEPS: usize = 20_000;
 
 fn walk<'c>(c: &'c Cond, depth: usize, out: &mut Vec<(Key, &'c Pattern, usize)>) {
     match c {
@@ -165,7 +171,14 @@ impl<'a> Universe<'a> {
             bounds,
             strings,
             exact,
+            steps: std::cell::Cell::new(0),
         }
+    }
+
+    /// Whether an encoding passed [`MAX_STEPS`]: its formulas are then meaningless and no
+    /// query may be asked with them.
+    pub fn gave_up(&self) -> bool {
+        self.steps.get() > MAX_STEPS
     }
 
     fn fields(&self, key: Key) -> Vec<(String, Type)> {
@@ -267,6 +280,10 @@ impl<'a> Universe<'a> {
         let Some((first, rest)) = goals.split_first() else {
             return Bool::from_bool(true);
         };
+        self.steps.set(self.steps.get() + 1);
+        if self.gave_up() {
+            return Bool::from_bool(false);
+        }
         match first {
             Cond::True => self.solve(w, rest, env),
             Cond::False => Bool::from_bool(false),
