@@ -1,1 +1,0 @@
-//! Frame conditions (see docs/frames.md).

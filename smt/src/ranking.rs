@@ -1,1 +1,0 @@
-//! Linear ranking functions for liveness.
