@@ -8,7 +8,7 @@ use hilbert_certificates::cert::SourceDigest;
 use hilbert_frontend::explore::Limits;
 use hilbert_frontend::obligations::{self, Counterexample, Proofs, Status, Theorem};
 use hilbert_frontend::render::{self, Summary};
-use hilbert_frontend::{Diagnostic, SourceMap, check_project};
+use hilbert_frontend::{Diagnostic, SourceMap, check_project_with};
 use hilbert_kernel::check::Verdict;
 use serde::Serialize;
 use std::time::Instant;
@@ -38,6 +38,13 @@ pub struct Args {
     /// Colour the human report.
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     color: Color,
+    /// Write every query put to Z3 as a self-contained SMT-LIB 2 file under DIR, with the
+    /// answer Z3 gave in a comment.
+    #[arg(long, value_name = "DIR")]
+    emit_smt: Option<String>,
+    /// The timeout of each Z3 query, in milliseconds; a query that times out proves nothing.
+    #[arg(long, value_name = "MS", default_value_t = 10_000)]
+    smt_timeout: u32,
 }
 
 /// The kernel's word on one theorem.
@@ -103,7 +110,20 @@ pub fn run(args: &Args) -> u8 {
         Ok(x) => x,
         Err(code) => return code,
     };
-    let checked = check_project(&loaded);
+    let checked = check_project_with(
+        &loaded,
+        hilbert_smt::Options {
+            timeout_ms: args.smt_timeout,
+        },
+    );
+    if let Some(dir) = &args.emit_smt
+        && let Err(e) = checked.smt.write(std::path::Path::new(dir))
+    {
+        return output::fail(
+            &format!("cannot write the SMT-LIB queries to `{dir}`: {e}"),
+            "choose a writable directory with --emit-smt DIR",
+        );
+    }
     let started = Instant::now();
     let limits = Limits {
         max_states: args.max_states,

@@ -8,6 +8,7 @@
 //! **Invariant:** nothing here prints, exits or panics on bad input; every finding is a
 //! [`Diagnostic`] value with a code, a span and (where one exists) a fix.
 
+pub mod analysis;
 pub mod certify;
 pub mod check;
 pub mod diagnostic;
@@ -46,6 +47,8 @@ pub struct Checked {
     pub ir: Option<hilbert_certificates::ir::Ir>,
     /// Every diagnostic.
     pub diagnostics: Vec<Diagnostic>,
+    /// Every query the condition analysis asked Z3, with its answer (`--emit-smt`).
+    pub smt: hilbert_smt::Log,
 }
 
 impl Checked {
@@ -55,8 +58,13 @@ impl Checked {
     }
 }
 
-/// Parses and checks every loaded file.
+/// Parses and checks every loaded file, with Z3's default options.
 pub fn check_project(loaded: &project::Loaded) -> Checked {
+    check_project_with(loaded, hilbert_smt::Options::default())
+}
+
+/// Parses and checks every loaded file; the condition analysis runs Z3 with `options`.
+pub fn check_project_with(loaded: &project::Loaded, options: hilbert_smt::Options) -> Checked {
     let mut diagnostics = loaded.diagnostics.clone();
     let mut parsed = Vec::new();
     for file in loaded.sources.files() {
@@ -82,6 +90,11 @@ pub fn check_project(loaded: &project::Loaded) -> Checked {
         diagnostics.extend(found);
         ok.then_some(ir)
     };
+    let mut smt = hilbert_smt::Log::new(options);
+    if let Some(ir) = &ir {
+        let already = diagnostics.iter().map(|d| (d.code, d.span)).collect();
+        diagnostics.extend(analysis::analyse_program(ir, &program, &already, &mut smt));
+    }
     diagnostics.sort_by_key(|d| (d.span.file, d.span.start, d.code));
     diagnostics.dedup();
     Checked {
@@ -89,5 +102,6 @@ pub fn check_project(loaded: &project::Loaded) -> Checked {
         program,
         ir,
         diagnostics,
+        smt,
     }
 }

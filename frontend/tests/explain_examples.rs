@@ -114,6 +114,7 @@ fn declared_codes() -> BTreeSet<Code> {
     codes.extend(hilbert_frontend::check::codes::ALL.iter().copied());
     codes.extend(lower::CODES.iter().copied());
     codes.extend(obligations::CODES.iter().copied());
+    codes.extend(hilbert_frontend::analysis::CODES.iter().copied());
     codes
 }
 

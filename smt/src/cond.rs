@@ -1,0 +1,418 @@
+//! The IR's conditions as Z3 formulas over a *bounded belief set*.
+//!
+//! A belief set is a finite set of ground atoms. A [`World`] stands for one: for every predicate
+//! (the agent's own `f`, and `B(j) f` for each agent `j` it is told about) it has a fixed number
+//! of *slots*, each a Boolean `present` and one integer per field. The set is the atoms of the
+//! present slots. Strings are integers too: each string literal of the agent gets a distinct
+//! code, and every other integer stands for some other string; booleans are 0 and 1; integer
+//! fields range over the 64-bit integers, as at run time. The attention is an integer in
+//! `0..attentions`.
+//!
+//! A condition is encoded exactly as the kernel evaluates it (`kernel/src/eval.rs`): a positive
+//! pattern is a disjunction over the slots of its predicate, binding its fresh variables to the
+//! slot's fields for the rest of the conjunction; a negation holds when no slot satisfies its
+//! inner condition; a comparison with an unbound variable is false; arithmetic is checked (a
+//! result outside the 64-bit range, or a division by zero, makes the comparison false); `/` and
+//! `%` round toward zero. No quantifiers are needed.
+//!
+//! **Bounds and exactness.** A model is always a real belief set, so a `sat` answer is exact.
+//! For `unsat`, the bound matters: a query is given as many slots per predicate as it has
+//! positive occurrences of that predicate. When no belief test is under two or more negations
+//! (counting the negation the query itself puts around a condition), every satisfying belief set
+//! has a satisfying subset of at most that many atoms per predicate (keep the atoms the positive
+//! tests use; the singly negated tests are monotone, so they stay false), and `unsat` is exact.
+//! Otherwise [`Universe::exact`] is false and an `unsat` answer proves only that no belief set
+//! within the bound satisfies the query; callers then conclude nothing.
+
+use hilbert_certificates::ir::{
+    AgentId, ArithOp, CompareOp, Cond, CondTerm, Ir, Literal, Pattern, PatternArg, Type,
+};
+use std::collections::BTreeMap;
+use z3::ast::{Bool, Int};
+
+/// A predicate: `None` for the agent's own belief, `Some(j)` for `B(j) f`; and the belief.
+pub type Key = (Option<u32>, u32);
+
+/// One slot of a world: whether it holds an atom, and the atom's fields.
+#[derive(Clone, Debug)]
+pub struct Slot {
+    /// Whether the slot's atom is believed.
+    pub present: Bool,
+    /// The fields.
+    pub fields: Vec<Int>,
+}
+
+/// A bounded belief set and an attention.
+#[derive(Clone, Debug)]
+pub struct World {
+    /// The prefix of its constants' names.
+    pub name: String,
+    /// The slots of each predicate.
+    pub slots: BTreeMap<Key, Vec<Slot>>,
+    /// The attention (index into the agent's attentions).
+    pub attention: Int,
+    /// The ranges of its fields and attention.
+    pub constraints: Vec<Bool>,
+}
+
+/// The encoding context of one agent's conditions.
+pub struct Universe<'a> {
+    ir: &'a Ir,
+    agent: usize,
+    bounds: BTreeMap<Key, usize>,
+    strings: BTreeMap<String, i64>,
+    /// Whether `unsat` answers over these bounds are exact (see the module docs).
+    pub exact: bool,
+    /// Encoding steps taken; past [`MAX_STEPS`] the encoding gives up.
+    steps: std::cell::Cell<usize>,
+}
+
+/// The encoding of one query gives up beyond this many steps (patterns multiply the rest of a
+/// conjunction by their slots, disjunctions by their branches): [`Universe::gave_up`].
+pub const MAX_STEPS: usize = 20_000;
+
+fn walk<'c>(c: &'c Cond, depth: usize, out: &mut Vec<(Key, &'c Pattern, usize)>) {
+    match c {
+        Cond::Believes(p) => out.push(((None, p.belief.0), p, depth)),
+        Cond::Told(AgentId(j), p) => out.push(((Some(*j), p.belief.0), p, depth)),
+        Cond::Not(inner) => walk(inner, depth + 1, out),
+        Cond::And(cs) | Cond::Or(cs) => cs.iter().for_each(|x| walk(x, depth, out)),
+        _ => {}
+    }
+}
+
+fn strings_of_term(t: &CondTerm, out: &mut Vec<String>) {
+    match t {
+        CondTerm::Literal(Literal::Str(s)) => out.push(s.clone()),
+        CondTerm::Arith(_, a, b) => {
+            strings_of_term(a, out);
+            strings_of_term(b, out);
+        }
+        CondTerm::Neg(a) => strings_of_term(a, out),
+        _ => {}
+    }
+}
+
+fn strings_of(c: &Cond, out: &mut Vec<String>) {
+    match c {
+        Cond::Believes(p) | Cond::Told(_, p) => {
+            for a in &p.args {
+                if let PatternArg::Literal(Literal::Str(s)) = a {
+                    out.push(s.clone());
+                }
+            }
+        }
+        Cond::Compare(_, a, b) => {
+            strings_of_term(a, out);
+            strings_of_term(b, out);
+        }
+        Cond::Not(x) => strings_of(x, out),
+        Cond::And(cs) | Cond::Or(cs) => cs.iter().for_each(|x| strings_of(x, out)),
+        _ => {}
+    }
+}
+
+/// `i64` bounds as Z3 integers.
+fn in_i64(x: &Int) -> Bool {
+    Bool::and(&[x.ge(Int::from_i64(i64::MIN)), x.le(Int::from_i64(i64::MAX))])
+}
+
+impl<'a> Universe<'a> {
+    /// The encoding of the conditions `parts` of agent `agent`, each evaluated `negated` or not
+    /// (the flag counts for exactness): the slot bounds are the positive occurrences of each
+    /// predicate, over all parts, times `copies` (the number of worlds a part may be evaluated
+    /// on is irrelevant: each world gets the bounds).
+    pub fn new(ir: &'a Ir, agent: usize, parts: &[(&Cond, bool)]) -> Universe<'a> {
+        let mut occurrences = Vec::new();
+        for (c, neg) in parts {
+            walk(c, usize::from(*neg), &mut occurrences);
+        }
+        let mut bounds: BTreeMap<Key, usize> = BTreeMap::new();
+        let mut exact = true;
+        for (key, _, depth) in &occurrences {
+            *bounds.entry(*key).or_default() += 1;
+            if *depth >= 2 {
+                exact = false;
+            }
+        }
+        // Every string literal of the agent's rules gets a code, so that two queries of one
+        // agent agree on them.
+        let mut strings = Vec::new();
+        if let Some(a) = ir.agents.get(agent) {
+            for c in a
+                .intends
+                .iter()
+                .map(|i| &i.cond)
+                .chain(a.attends.iter().map(|(c, _)| c))
+                .chain(a.rewards.iter().map(|r| &r.cond))
+                .chain(a.desires.iter().flat_map(|d| d.achieved.iter()))
+                .chain(
+                    a.desires
+                        .iter()
+                        .flat_map(|d| d.impossible.iter().map(|(c, _)| c)),
+                )
+            {
+                strings_of(c, &mut strings);
+            }
+        }
+        for (c, _) in parts {
+            strings_of(c, &mut strings);
+        }
+        strings.sort();
+        strings.dedup();
+        let strings = strings
+            .into_iter()
+            .enumerate()
+            .map(|(i, s)| (s, i as i64))
+            .collect();
+        Universe {
+            ir,
+            agent,
+            bounds,
+            strings,
+            exact,
+            steps: std::cell::Cell::new(0),
+        }
+    }
+
+    /// Whether an encoding passed [`MAX_STEPS`]: its formulas are then meaningless and no
+    /// query may be asked with them.
+    pub fn gave_up(&self) -> bool {
+        self.steps.get() > MAX_STEPS
+    }
+
+    fn fields(&self, key: Key) -> Vec<(String, Type)> {
+        let holder = key.0.map_or(self.agent, |j| j as usize);
+        self.ir
+            .agents
+            .get(holder)
+            .and_then(|a| a.beliefs.get(key.1 as usize))
+            .map(|b| b.fields.clone())
+            .unwrap_or_default()
+    }
+
+    fn pred_name(&self, key: Key) -> String {
+        let holder = key.0.map_or(self.agent, |j| j as usize);
+        let name = self
+            .ir
+            .agents
+            .get(holder)
+            .and_then(|a| a.beliefs.get(key.1 as usize))
+            .map_or("?", |b| b.name.as_str());
+        match key.0 {
+            None => name.to_string(),
+            Some(_) => format!(
+                "B_{}_{}",
+                self.ir.agents.get(holder).map_or("?", |a| a.name.as_str()),
+                name
+            ),
+        }
+    }
+
+    /// The string a code stands for, if it is one of the literals' codes.
+    pub fn string_of(&self, code: i64) -> Option<&str> {
+        self.strings
+            .iter()
+            .find(|(_, c)| **c == code)
+            .map(|(s, _)| s.as_str())
+    }
+
+    /// A fresh world whose constants are named `prefix.…`.
+    pub fn world(&self, prefix: &str) -> World {
+        let mut slots = BTreeMap::new();
+        let mut constraints = Vec::new();
+        for (&key, &n) in &self.bounds {
+            let pred = self.pred_name(key);
+            let fields = self.fields(key);
+            let mut v = Vec::new();
+            for k in 0..n {
+                let present = Bool::new_const(format!("{prefix}.{pred}.{k}"));
+                let fs: Vec<Int> = fields
+                    .iter()
+                    .map(|(f, t)| {
+                        let x = Int::new_const(format!("{prefix}.{pred}.{k}.{f}"));
+                        constraints.push(match t {
+                            Type::Bool => {
+                                Bool::or(&[x.eq(Int::from_i64(0)), x.eq(Int::from_i64(1))])
+                            }
+                            _ => in_i64(&x),
+                        });
+                        x
+                    })
+                    .collect();
+                v.push(Slot {
+                    present,
+                    fields: fs,
+                });
+            }
+            slots.insert(key, v);
+        }
+        let attention = Int::new_const(format!("{prefix}.attention"));
+        let n_att = self
+            .ir
+            .agents
+            .get(self.agent)
+            .map_or(1, |a| a.attentions.len().max(1));
+        constraints.push(attention.ge(Int::from_i64(0)));
+        constraints.push(attention.lt(Int::from_i64(n_att as i64)));
+        World {
+            name: prefix.to_string(),
+            slots,
+            attention,
+            constraints,
+        }
+    }
+
+    /// Whether `cond` holds in `w`.
+    pub fn holds(&self, w: &World, cond: &Cond) -> Bool {
+        self.solve(w, &[cond], &mut Vec::new())
+    }
+
+    fn literal(&self, l: &Literal) -> Int {
+        match l {
+            Literal::Int(n) => Int::from_i64(*n),
+            Literal::Bool(b) => Int::from_i64(i64::from(*b)),
+            Literal::Str(s) => Int::from_i64(self.strings.get(s).copied().unwrap_or(-1)),
+        }
+    }
+
+    fn solve(&self, w: &World, goals: &[&Cond], env: &mut Vec<Option<Int>>) -> Bool {
+        let Some((first, rest)) = goals.split_first() else {
+            return Bool::from_bool(true);
+        };
+        self.steps.set(self.steps.get() + 1);
+        if self.gave_up() {
+            return Bool::from_bool(false);
+        }
+        match first {
+            Cond::True => self.solve(w, rest, env),
+            Cond::False => Bool::from_bool(false),
+            Cond::Attending(a) => Bool::and(&[
+                w.attention.eq(Int::from_i64(i64::from(*a))),
+                self.solve(w, rest, env),
+            ]),
+            Cond::Compare(op, a, b) => {
+                let here = match (self.term(a, env), self.term(b, env)) {
+                    (Some((x, mut gx)), Some((y, gy))) => {
+                        gx.extend(gy);
+                        gx.push(match op {
+                            CompareOp::Eq => x.eq(&y),
+                            CompareOp::Ne => x.eq(&y).not(),
+                            CompareOp::Lt => x.lt(&y),
+                            CompareOp::Le => x.le(&y),
+                            CompareOp::Gt => x.gt(&y),
+                            CompareOp::Ge => x.ge(&y),
+                        });
+                        Bool::and(&gx)
+                    }
+                    _ => Bool::from_bool(false),
+                };
+                Bool::and(&[here, self.solve(w, rest, env)])
+            }
+            Cond::Not(inner) => {
+                let mut scratch = env.clone();
+                let inner = self.solve(w, &[inner], &mut scratch);
+                Bool::and(&[inner.not(), self.solve(w, rest, env)])
+            }
+            Cond::And(parts) => {
+                let mut all: Vec<&Cond> = parts.iter().collect();
+                all.extend_from_slice(rest);
+                self.solve(w, &all, env)
+            }
+            Cond::Or(parts) => {
+                let branches: Vec<Bool> = parts
+                    .iter()
+                    .map(|p| {
+                        let mut e = env.clone();
+                        let mut all = vec![p];
+                        all.extend_from_slice(rest);
+                        self.solve(w, &all, &mut e)
+                    })
+                    .collect();
+                Bool::or(&branches)
+            }
+            Cond::Believes(p) => self.pattern(w, (None, p.belief.0), p, rest, env),
+            Cond::Told(AgentId(j), p) => self.pattern(w, (Some(*j), p.belief.0), p, rest, env),
+        }
+    }
+
+    fn pattern(
+        &self,
+        w: &World,
+        key: Key,
+        p: &Pattern,
+        rest: &[&Cond],
+        env: &[Option<Int>],
+    ) -> Bool {
+        let Some(slots) = w.slots.get(&key) else {
+            return Bool::from_bool(false);
+        };
+        let mut branches = Vec::new();
+        for slot in slots {
+            if slot.fields.len() != p.args.len() {
+                continue;
+            }
+            let mut e = env.to_vec();
+            let mut parts = vec![slot.present.clone()];
+            for (arg, field) in p.args.iter().zip(&slot.fields) {
+                match arg {
+                    PatternArg::Any => {}
+                    PatternArg::Literal(l) => parts.push(field.eq(self.literal(l))),
+                    PatternArg::Var(i) => {
+                        let i = *i as usize;
+                        if e.len() <= i {
+                            e.resize(i + 1, None);
+                        }
+                        match &e[i] {
+                            Some(bound) => parts.push(field.eq(bound)),
+                            None => e[i] = Some(field.clone()),
+                        }
+                    }
+                }
+            }
+            parts.push(self.solve(w, rest, &mut e));
+            branches.push(Bool::and(&parts));
+        }
+        Bool::or(&branches)
+    }
+
+    /// A term's value and the guards under which the kernel computes it (no overflow, no
+    /// division by zero); `None` when it reads an unbound variable.
+    fn term(&self, t: &CondTerm, env: &[Option<Int>]) -> Option<(Int, Vec<Bool>)> {
+        Some(match t {
+            CondTerm::Literal(l) => (self.literal(l), Vec::new()),
+            CondTerm::Var(i) => (env.get(*i as usize).cloned().flatten()?, Vec::new()),
+            CondTerm::Neg(a) => {
+                let (x, mut g) = self.term(a, env)?;
+                let r = x.unary_minus();
+                g.push(in_i64(&r));
+                (r, g)
+            }
+            CondTerm::Arith(op, a, b) => {
+                let (x, mut g) = self.term(a, env)?;
+                let (y, gy) = self.term(b, env)?;
+                g.extend(gy);
+                let zero = Int::from_i64(0);
+                let quotient = || {
+                    x.ge(&zero)
+                        .ite(&x.div(&y), &x.unary_minus().div(&y).unary_minus())
+                };
+                let r = match op {
+                    ArithOp::Add => Int::add(&[&x, &y]),
+                    ArithOp::Sub => Int::sub(&[&x, &y]),
+                    ArithOp::Mul => Int::mul(&[&x, &y]),
+                    ArithOp::Div => {
+                        g.push(y.eq(&zero).not());
+                        quotient()
+                    }
+                    ArithOp::Rem => {
+                        g.push(y.eq(&zero).not());
+                        Int::sub(&[x.clone(), Int::mul(&[y.clone(), quotient()])])
+                    }
+                };
+                g.push(in_i64(&r));
+                (r, g)
+            }
+        })
+    }
+}
