@@ -125,7 +125,10 @@ pub fn run(args: &Args) -> u8 {
         Ok(m) if !m.is_empty() => m,
         Ok(_) => {
             return output::fail(
-                &format!("no model (a directory with a bench.toml) in `{}`", root.display()),
+                &format!(
+                    "no model (a directory with a bench.toml) in `{}`",
+                    root.display()
+                ),
                 "run from the repository's root, or pass --models DIR",
             );
         }
@@ -142,7 +145,11 @@ pub fn run(args: &Args) -> u8 {
             let names: Vec<&str> = models.iter().map(|m| m.name.as_str()).collect();
             return output::fail(
                 &format!("`{word}` is neither a suite nor a model"),
-                &format!("suites: {}; models: {}", SUITES.join(", "), names.join(", ")),
+                &format!(
+                    "suites: {}; models: {}",
+                    SUITES.join(", "),
+                    names.join(", ")
+                ),
             );
         }
     }
@@ -267,7 +274,10 @@ fn one_row(root: &Path, spec: &str, args: &Args) -> u8 {
     };
     match harness::run(&model, n, args.jobs, args.max_states) {
         Ok(row) => {
-            output::stdout(&format!("{}\n", serde_json::to_string(&row).unwrap_or_default()));
+            output::stdout(&format!(
+                "{}\n",
+                serde_json::to_string(&row).unwrap_or_default()
+            ));
             0
         }
         Err(e) => output::fail(&e, ""),
@@ -306,7 +316,11 @@ fn peer(m: &Model, n: usize, row: &Row) -> Result<Option<Peer>, String> {
     let default = spin::run(&pml, &defines, true)?;
     let full = spin::run(&pml, &defines, false)?;
     let theorem = m.peer_theorem().unwrap_or_default();
-    let expected_deadlock = m.spec.expected.get(&theorem).is_some_and(|v| v == "refuted");
+    let expected_deadlock = m
+        .spec
+        .expected
+        .get(&theorem)
+        .is_some_and(|v| v == "refuted");
     let agrees = !default.truncated
         && !full.truncated
         && default.deadlock == expected_deadlock
@@ -336,7 +350,7 @@ fn thousands(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -426,7 +440,11 @@ fn human(report: &Report, args: &Args) -> String {
                 "MISMATCH {} N={}: Spin {} a deadlock, but {} is expected {}\n",
                 l.row.model,
                 l.row.n,
-                if p.default.deadlock { "found" } else { "found no" },
+                if p.default.deadlock {
+                    "found"
+                } else {
+                    "found no"
+                },
                 p.theorem,
                 l.row
                     .theorems
@@ -468,7 +486,11 @@ fn human(report: &Report, args: &Args) -> String {
                             format!("{:.3}", p.default.seconds),
                             format!(
                                 "{}{}",
-                                if p.default.deadlock { "deadlock" } else { "no deadlock" },
+                                if p.default.deadlock {
+                                    "deadlock"
+                                } else {
+                                    "no deadlock"
+                                },
                                 if p.agrees { "" } else { " (MISMATCH)" }
                             ),
                         ])
@@ -579,20 +601,30 @@ fn write_plots(dir: &Path, lines: &[Line], jobs: usize) -> Result<(), String> {
                 false,
             ),
         ),
-        ("states-per-sec.svg", "states/s, 1 thread (dashed) and all", "states/s", {
-            let mut s = series(&|l| Some(l.row.states_per_sec()), &format!(" ({jobs})"), false);
-            s.extend(series(
-                &|l| Some(l.one_thread.as_ref()?.states_per_sec()),
-                " (1)",
-                true,
-            ));
-            s
-        }),
+        (
+            "states-per-sec.svg",
+            "states/s, 1 thread (dashed) and all",
+            "states/s",
+            {
+                let mut s = series(
+                    &|l| Some(l.row.states_per_sec()),
+                    &format!(" ({jobs})"),
+                    false,
+                );
+                s.extend(series(
+                    &|l| Some(l.one_thread.as_ref()?.states_per_sec()),
+                    " (1)",
+                    true,
+                ));
+                s
+            },
+        ),
     ];
     for (file, title, y, s) in charts {
         let svg = plot::line_chart(title, "N", y, &s);
         let path = dir.join(file);
-        std::fs::write(&path, svg).map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+        std::fs::write(&path, svg)
+            .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
     }
     Ok(())
 }

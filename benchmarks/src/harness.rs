@@ -13,7 +13,8 @@
 //!   and the table of 4-byte ids) plus the hash-consed terms the keys name — measured from the
 //!   capacities of their vectors, not estimated.
 //! - `peak_rss`: the process's peak resident set (`VmHWM`, Linux only). `hilbert bench` runs
-//!   every row in a process of its own, so it is the row's peak, everything included.
+//!   every row in a process of its own, so it is the row's peak, everything included;
+//!   `explore_peak_rss` is the same when only the exploration has run.
 
 use crate::suite::Model;
 use hilbert_frontend::check_project;
@@ -63,6 +64,8 @@ pub struct Row {
     pub visited_bytes: usize,
     /// Peak resident set of the process, in bytes, if known.
     pub peak_rss: Option<u64>,
+    /// Peak resident set when the exploration alone had run (before proving), if known.
+    pub explore_peak_rss: Option<u64>,
     /// Every theorem.
     pub theorems: Vec<TheoremRow>,
     /// What differs from the expected verdicts (empty: the row is as expected).
@@ -141,6 +144,7 @@ pub fn run(model: &Model, n: usize, jobs: usize, max_states: usize) -> Result<Ro
         truncated |= explored.graph.truncated;
     }
     let explore_s = clock.elapsed().as_secs_f64();
+    let explore_peak_rss = peak_rss();
 
     // The theorems and their certificates.
     let clock = Instant::now();
@@ -168,7 +172,10 @@ pub fn run(model: &Model, n: usize, jobs: usize, max_states: usize) -> Result<Ro
         let expected = model.spec.expected.get(&t.name).cloned();
         let status = t.status.word().to_string();
         match &expected {
-            None => mismatches.push(format!("{}: {status}, but bench.toml does not list it", t.name)),
+            None => mismatches.push(format!(
+                "{}: {status}, but bench.toml does not list it",
+                t.name
+            )),
             Some(e) if *e != status => {
                 mismatches.push(format!("{}: expected {e}, got {status}", t.name));
             }
@@ -179,7 +186,11 @@ pub fn run(model: &Model, n: usize, jobs: usize, max_states: usize) -> Result<Ro
             mismatches.push(format!(
                 "{}: {status}, but the kernel {}",
                 t.name,
-                if kernel_proved { "proved it" } else { "refused it" }
+                if kernel_proved {
+                    "proved it"
+                } else {
+                    "refused it"
+                }
             ));
         }
         theorems.push(TheoremRow {
@@ -191,7 +202,9 @@ pub fn run(model: &Model, n: usize, jobs: usize, max_states: usize) -> Result<Ro
     }
     for name in model.spec.expected.keys() {
         if !proofs.theorems.iter().any(|t| t.name == *name) {
-            mismatches.push(format!("{name}: expected, but the build reports no such theorem"));
+            mismatches.push(format!(
+                "{name}: expected, but the build reports no such theorem"
+            ));
         }
     }
     Ok(Row {
@@ -207,6 +220,7 @@ pub fn run(model: &Model, n: usize, jobs: usize, max_states: usize) -> Result<Ro
         store_bytes: store,
         visited_bytes: visited,
         peak_rss: peak_rss(),
+        explore_peak_rss,
         theorems,
         mismatches,
     })

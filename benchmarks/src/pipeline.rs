@@ -22,7 +22,10 @@ use std::fmt::Write;
 ///
 /// If `n < 1` or `k < 1`.
 pub fn pipeline(n: usize, k: usize) -> Vec<(String, String)> {
-    assert!(n >= 1 && k >= 1, "a pipeline needs n ≥ 1 stages and k ≥ 1 parts");
+    assert!(
+        n >= 1 && k >= 1,
+        "a pipeline needs n ≥ 1 stages and k ≥ 1 parts"
+    );
     vec![
         ("Operator.ha".to_string(), agent(k)),
         ("Line.hk".to_string(), plans(n, k)),

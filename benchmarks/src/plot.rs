@@ -26,7 +26,9 @@ const TOP: f64 = 40.0;
 const BOTTOM: f64 = 50.0;
 
 fn escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 fn label(v: f64) -> String {
@@ -118,7 +120,10 @@ pub fn line_chart(title: &str, x_label: &str, y_label: &str, series: &[Series]) 
         let text = if log {
             label(t)
         } else {
-            format!("{:.3}", t).trim_end_matches('0').trim_end_matches('.').to_string()
+            format!("{:.3}", t)
+                .trim_end_matches('0')
+                .trim_end_matches('.')
+                .to_string()
         };
         let _ = writeln!(
             s,
@@ -153,7 +158,14 @@ pub fn line_chart(title: &str, x_label: &str, y_label: &str, series: &[Series]) 
             .points
             .iter()
             .enumerate()
-            .map(|(k, &(x, y))| format!("{}{:.1} {:.1}", if k == 0 { "M" } else { "L" }, px(x), py(y)))
+            .map(|(k, &(x, y))| {
+                format!(
+                    "{}{:.1} {:.1}",
+                    if k == 0 { "M" } else { "L" },
+                    px(x),
+                    py(y)
+                )
+            })
             .collect();
         let _ = writeln!(
             s,

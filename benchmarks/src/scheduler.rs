@@ -21,7 +21,10 @@ use std::fmt::Write;
 ///
 /// If `n < 2`.
 pub fn scheduler(n: usize) -> Vec<(String, String)> {
-    assert!(n >= 2, "a cyclic scheduler needs at least 2 cyclers, not {n}");
+    assert!(
+        n >= 2,
+        "a cyclic scheduler needs at least 2 cyclers, not {n}"
+    );
     vec![
         ("Scheduler.ha".to_string(), agent(n)),
         ("Cycle.hk".to_string(), plans(n)),
@@ -82,11 +85,7 @@ plan Ring() : Scheduler
         let _ = writeln!(s, "  start{i} : chan Int");
         let _ = writeln!(s, "  finish{i} : chan Int");
     }
-    let _ = writeln!(
-        s,
-        "  body ≔ Go(0, baton{}, start0, finish0, baton0)",
-        n - 1
-    );
+    let _ = writeln!(s, "  body ≔ Go(0, baton{}, start0, finish0, baton0)", n - 1);
     for i in 1..n {
         let _ = writeln!(
             s,

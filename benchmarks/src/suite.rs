@@ -103,8 +103,7 @@ impl Model {
         let path = dir.join("bench.toml");
         let text = std::fs::read_to_string(&path)
             .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
-        let spec: Spec =
-            toml::from_str(&text).map_err(|e| format!("`{}`: {e}", path.display()))?;
+        let spec: Spec = toml::from_str(&text).map_err(|e| format!("`{}`: {e}", path.display()))?;
         let name = dir
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -212,4 +211,95 @@ pub fn default_root() -> PathBuf {
 /// The Promela peers (`benchmarks/peers/spin` of this source tree).
 pub fn peers_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("peers/spin")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hilbert_frontend::check_project;
+
+    /// Every model of the suite loads, lists its theorems, has the three suites' sizes in order
+    /// (`large` beyond `default`), and has a peer that exists.
+    #[test]
+    fn every_model_of_the_suite_loads_and_names_an_existing_peer() {
+        let models = models(&default_root()).unwrap();
+        let names: Vec<&str> = models.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "cyclic-scheduler",
+                "philosophers-asymmetric",
+                "philosophers-symmetric",
+                "pipeline",
+                "production-line",
+                "token-ring"
+            ]
+        );
+        for m in &models {
+            assert!(!m.sizes("smoke").is_empty(), "{}", m.name);
+            assert!(!m.sizes("default").is_empty(), "{}", m.name);
+            assert!(!m.spec.expected.is_empty(), "{}", m.name);
+            let peer = peers_root().join(m.spec.peer.as_deref().unwrap());
+            assert!(peer.is_file(), "{}", peer.display());
+            assert!(m.peer_theorem().is_some(), "{}", m.name);
+            let largest = m.sizes("default").iter().max().unwrap();
+            assert!(m.sizes("large").iter().all(|n| n > largest), "{}", m.name);
+        }
+    }
+
+    /// Every generator's projects from the smallest size to a few more check with no
+    /// diagnostic and lower to one network.
+    #[test]
+    fn every_generated_model_checks_clean() {
+        for g in GENERATORS {
+            for n in 2..=5 {
+                let mut loaded = Loaded::default();
+                for (name, text) in generate(g, n, 3).unwrap() {
+                    if name.ends_with(".ha") || name.ends_with(".hk") {
+                        project::add_bytes(&mut loaded, name, text.into_bytes());
+                    }
+                }
+                let checked = check_project(&loaded);
+                let found: Vec<String> = checked
+                    .diagnostics
+                    .iter()
+                    .map(|d| format!("{} {}", d.code, d.message))
+                    .collect();
+                assert!(found.is_empty(), "{g} n = {n}: {found:?}");
+                assert_eq!(checked.ir.unwrap().networks.len(), 1, "{g} n = {n}");
+            }
+        }
+        assert!(
+            generate("pipeline", 1, 3).is_ok(),
+            "one stage is the seed's Produce"
+        );
+        assert!(generate("token-ring", 1, 3).is_err());
+        assert!(generate("nothing", 3, 3).is_err());
+    }
+
+    #[test]
+    fn a_bench_toml_with_an_unknown_verdict_or_suite_is_refused() {
+        let dir = std::env::temp_dir().join(format!("hilbert-suite-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let write = |text: &str| std::fs::write(dir.join("bench.toml"), text).unwrap();
+        write(
+            "description = \"x\"\ngenerator = \"token-ring\"\n[suites]\nhuge = [3]\n[expected]\n",
+        );
+        assert!(
+            Model::load(&dir)
+                .unwrap_err()
+                .contains("unknown suite `huge`")
+        );
+        write(
+            "description = \"x\"\ngenerator = \"token-ring\"\n[suites]\n[expected]\nA = \"maybe\"\n",
+        );
+        assert!(
+            Model::load(&dir)
+                .unwrap_err()
+                .contains("`proved` or `refuted`")
+        );
+        write("description = \"x\"\n[suites]\n[expected]\n");
+        assert!(Model::load(&dir).unwrap_err().contains("exactly one of"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -76,17 +76,9 @@ plan Token() : Tokens
         let _ = writeln!(s, "  req{i} : chan Int");
         let _ = writeln!(s, "  done{i} : chan Int");
     }
-    let _ = writeln!(
-        s,
-        "  body ≔ Hold(0, tok{}, tok0, req0, done0)",
-        n - 1
-    );
+    let _ = writeln!(s, "  body ≔ Hold(0, tok{}, tok0, req0, done0)", n - 1);
     for i in 1..n {
-        let _ = writeln!(
-            s,
-            "    ‖ Node({i}, tok{}, tok{i}, req{i}, done{i})",
-            i - 1
-        );
+        let _ = writeln!(s, "    ‖ Node({i}, tok{}, tok{i}, req{i}, done{i})", i - 1);
     }
     for i in 0..n {
         let _ = writeln!(s, "    ‖ User(req{i}, done{i})");

@@ -13,7 +13,12 @@ fn main() -> ExitCode {
         match arg.as_str() {
             "--model" => model = args.next(),
             "--n" => n = args.next().and_then(|v| v.parse::<usize>().ok()),
-            "--k" => k = args.next().and_then(|v| v.parse::<usize>().ok()).unwrap_or(0),
+            "--k" => {
+                k = args
+                    .next()
+                    .and_then(|v| v.parse::<usize>().ok())
+                    .unwrap_or(0)
+            }
             "--out" => out = args.next(),
             "--help" | "-h" => {
                 println!("{USAGE}");
