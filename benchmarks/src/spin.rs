@@ -5,7 +5,7 @@
 //! `-o2` keeps write-only variables in the state vector. The peers' globals (`ate`, `served`,
 //! `started`, `made`) are Hilbert's beliefs: Hilbert's liveness theorems read them, but nothing
 //! in a safety search does, and by default Spin drops such variables from the state, checking a
-//! smaller model (4 states instead of 128 for the token ring of 4).
+//! smaller model (12 states instead of 128 for the token ring of 4).
 //!
 //! Spin is optional: [`available`] says plainly what is missing.
 
