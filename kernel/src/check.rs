@@ -393,10 +393,14 @@ fn close(sem: &Semantics, states: Vec<State>) -> Result<Closed, (usize, String)>
             return Err((i, "the state is listed twice".into()));
         }
     }
+    // Each state's steps are independent of the others': computed on every core, then checked
+    // against the table in order, so the first failure reported is the same on any machine.
+    use rayon::prelude::*;
+    let stepped: Vec<Vec<Step>> = states.par_iter().map(|s| sem.steps(s)).collect();
     let mut all = Vec::with_capacity(states.len());
-    for (i, s) in states.iter().enumerate() {
-        let mut out = Vec::new();
-        for step in sem.steps(s) {
+    for (i, steps) in stepped.into_iter().enumerate() {
+        let mut out = Vec::with_capacity(steps.len());
+        for step in steps {
             let Some(&j) = index.get(&step.next) else {
                 return Err((
                     i,
