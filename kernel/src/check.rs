@@ -6,7 +6,7 @@
 //! the certificate must carry exactly one witness for each, in that order.
 
 use crate::eval::holds;
-use crate::semantics::{After, Atom, Fault, Mode, Semantics, State, Step, Term};
+use crate::semantics::{After, Atom, Effects, Fault, Mode, Semantics, State, Step, Term};
 use hilbert_certificates::cert::{
     self, AfterRec, AtomRec, Body, FaultRec, StateTable, TermNode, Witness,
 };
@@ -382,7 +382,7 @@ pub fn show_state(state: &State) -> String {
 struct Closed {
     states: Vec<State>,
     /// For each state: its steps and the index of each step's next state.
-    steps: Vec<Vec<(Step, usize)>>,
+    steps: Vec<Vec<(Effects, usize)>>,
 }
 
 /// Recomputes every state's steps and requires each next state to be in the table (closure).
@@ -410,7 +410,8 @@ fn close(sem: &Semantics, states: Vec<State>) -> Result<Closed, (usize, String)>
                     ),
                 ));
             };
-            out.push((step, j));
+            // The next state is in the table: only what the step did is kept.
+            out.push((step.effects, j));
         }
         all.push(out);
     }
@@ -693,9 +694,8 @@ fn check_release(
 /// Tell feasibility: every step that runs the tell runs it feasibly.
 fn check_tells(c: &Closed, plan: PlanId, k: u32, oblig: &str) -> Verdict {
     for (i, s) in c.states.iter().enumerate() {
-        for (step, _) in &c.steps[i] {
-            if step
-                .effects
+        for (effects, _) in &c.steps[i] {
+            if effects
                 .tells
                 .iter()
                 .any(|&(p, n, ok)| p == plan && n == k && !ok)
