@@ -6,7 +6,7 @@
 //! the certificate must carry exactly one witness for each, in that order.
 
 use crate::eval::holds;
-use crate::semantics::{After, Atom, Effects, Fault, Mode, Semantics, State, Step, Term};
+use crate::semantics::{After, Atom, Effects, Fault, Mode, Semantics, State, Term};
 use hilbert_certificates::cert::{
     self, AfterRec, AtomRec, Body, FaultRec, StateTable, TermNode, Witness,
 };
@@ -393,27 +393,31 @@ fn close(sem: &Semantics, states: Vec<State>) -> Result<Closed, (usize, String)>
             return Err((i, "the state is listed twice".into()));
         }
     }
-    // Each state's steps are independent of the others': computed on every core, then checked
-    // against the table in order, so the first failure reported is the same on any machine.
+    // Each state's steps are independent of the others': computed on every core, each next
+    // state looked up at once and dropped (only what the step did is kept), and the first failure
+    // reported in state order, so the verdict is the same on any machine.
     use rayon::prelude::*;
-    let stepped: Vec<Vec<Step>> = states.par_iter().map(|s| sem.steps(s)).collect();
+    let results: Vec<Result<Vec<(Effects, usize)>, String>> = states
+        .par_iter()
+        .map(|s| {
+            let mut out = Vec::new();
+            for step in sem.steps(s) {
+                match index.get(&step.next) {
+                    Some(&j) => out.push((step.effects, j)),
+                    None => {
+                        return Err(format!(
+                            "a step leads to a state the certificate does not list: {}",
+                            show_state(&step.next)
+                        ));
+                    }
+                }
+            }
+            Ok(out)
+        })
+        .collect();
     let mut all = Vec::with_capacity(states.len());
-    for (i, steps) in stepped.into_iter().enumerate() {
-        let mut out = Vec::with_capacity(steps.len());
-        for step in steps {
-            let Some(&j) = index.get(&step.next) else {
-                return Err((
-                    i,
-                    format!(
-                        "a step leads to a state the certificate does not list: {}",
-                        show_state(&step.next)
-                    ),
-                ));
-            };
-            // The next state is in the table: only what the step did is kept.
-            out.push((step.effects, j));
-        }
-        all.push(out);
+    for (i, r) in results.into_iter().enumerate() {
+        all.push(r.map_err(|why| (i, why))?);
     }
     drop(index);
     Ok(Closed { states, steps: all })
