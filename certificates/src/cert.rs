@@ -206,6 +206,14 @@ pub enum Witness {
         /// The theorem's name.
         obligation: String,
     },
+    /// `_live_`, as a [`Witness::Ranking`] whose ranks are one linear expression over the
+    /// states' features (found by Z3), which the kernel evaluates on every state.
+    RankingExpr {
+        /// The theorem's name.
+        obligation: String,
+        /// The expression.
+        expr: RankExpr,
+    },
 }
 
 impl Witness {
@@ -215,9 +223,42 @@ impl Witness {
             Witness::Invariant { obligation }
             | Witness::Ranking { obligation, .. }
             | Witness::Release { obligation, .. }
-            | Witness::TellFeasible { obligation } => obligation,
+            | Witness::TellFeasible { obligation }
+            | Witness::RankingExpr { obligation, .. } => obligation,
         }
     }
+}
+
+/// A numeric feature of a state, for ranking expressions: a slot's integer value in a thread of
+/// a plan instance, or whether a thread of an instance is at a node.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Feature {
+    /// The largest integer held in `slot` by a thread of `inst` running `plan` (0 when none).
+    Slot {
+        /// The static instance.
+        inst: u32,
+        /// The plan.
+        plan: PlanId,
+        /// The slot.
+        slot: u32,
+    },
+    /// 1 when a ready or running thread of `inst` has `node` on top of its stack, else 0.
+    At {
+        /// The static instance.
+        inst: u32,
+        /// The node.
+        node: NodeId,
+    },
+}
+
+/// A linear ranking expression `constant + Σ coefficient × feature`; where it is negative it
+/// claims nothing (like a per-state rank of `u64::MAX`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RankExpr {
+    /// The constant term.
+    pub constant: i64,
+    /// The linear terms.
+    pub terms: Vec<(Feature, i64)>,
 }
 
 /// Why bytes are not a certificate this reader understands.

@@ -7,7 +7,8 @@
 
 use crate::explore::{Graph, Space, StateId};
 use hilbert_certificates::cert::{
-    self, AfterRec, AtomRec, Body, FaultRec, SourceDigest, StateTable, TermNode, Witness,
+    self, AfterRec, AtomRec, Body, FaultRec, Feature, RankExpr, SourceDigest, StateTable, TermNode,
+    Witness,
 };
 use hilbert_certificates::ir::Ir;
 use hilbert_kernel::check::{Kind, obligations};
@@ -189,6 +190,109 @@ pub fn ranks(graph: &Graph, goal: &dyn Fn(StateId) -> bool) -> Vec<u64> {
         .collect()
 }
 
+/// A linear ranking expression that Z3 finds for a liveness obligation, when every state that
+/// misses the goal is ranked (so the expression must rank them all) and the region is small
+/// enough: the certificate then carries the expression instead of one rank per state. The
+/// expression is checked here against the same rule the kernel applies before it is used.
+fn ranking_expression(
+    name: &str,
+    graph: &Graph,
+    state: &dyn Fn(usize) -> State,
+    ranks: &[u64],
+    goal: &dyn Fn(StateId) -> bool,
+) -> Option<RankExpr> {
+    let n = graph.len();
+    let region: Vec<usize> = (0..n).filter(|&i| !goal(StateId(i as u32))).collect();
+    if region.is_empty()
+        || region.iter().any(|&i| ranks[i] == u64::MAX)
+        || region.len() > hilbert_smt::ranking::MAX_CONSTRAINTS
+    {
+        return None;
+    }
+    let states: Vec<State> = region.iter().map(|&i| state(i)).collect();
+    let mut features = BTreeSet::new();
+    for s in &states {
+        collect_features(&s.term, &mut features);
+    }
+    let features: Vec<Feature> = features.into_iter().collect();
+    let values: Vec<Vec<i64>> = states
+        .iter()
+        .map(|s| {
+            features
+                .iter()
+                .map(|f| hilbert_kernel::rank::feature(s, f))
+                .collect()
+        })
+        .collect();
+    let position: HashMap<usize, usize> = region.iter().enumerate().map(|(k, &i)| (i, k)).collect();
+    let mut edges = Vec::new();
+    for (k, &i) in region.iter().enumerate() {
+        for e in graph.succ(StateId(i as u32)) {
+            if let Some(&m) = position.get(&(e.to.0 as usize)) {
+                edges.push((k, m));
+            }
+        }
+    }
+    let mut log = hilbert_smt::Log::new(hilbert_smt::Options::default());
+    let expr = hilbert_smt::ranking::synthesize(
+        &mut log,
+        &format!("{name}.ranking"),
+        &features,
+        &values,
+        &edges,
+    )?;
+    // The kernel's rule, on the region: non-negative, and decreasing along every step in it.
+    let r: Vec<u64> = states
+        .iter()
+        .map(|s| hilbert_kernel::rank::rank(&expr, s))
+        .collect();
+    let ok = r.iter().all(|&x| x != u64::MAX) && edges.iter().all(|&(a, b)| r[b] < r[a]);
+    ok.then_some(expr)
+}
+
+/// The candidate features of a term: each integer slot of each thread, and each thread's node.
+fn collect_features(t: &Term, out: &mut BTreeSet<Feature>) {
+    match t {
+        Term::Thread {
+            inst,
+            plan,
+            stack,
+            env,
+            ..
+        } => {
+            for (slot, v) in env.iter().enumerate() {
+                if let hilbert_certificates::ir::Value::Int(_) = v {
+                    out.insert(Feature::Slot {
+                        inst: *inst,
+                        plan: *plan,
+                        slot: slot as u32,
+                    });
+                }
+            }
+            if let Some(node) = stack.last() {
+                out.insert(Feature::At {
+                    inst: *inst,
+                    node: *node,
+                });
+            }
+        }
+        Term::Then(a, b) | Term::Interrupt(a, b) => {
+            collect_features(a, out);
+            collect_features(b, out);
+        }
+        Term::Par(cs) | Term::Choice(cs) => cs.iter().for_each(|c| collect_features(c, out)),
+        Term::Suspended(b) => collect_features(b, out),
+        Term::Label { body, .. } | Term::Inst { body, .. } => collect_features(body, out),
+        Term::Handling { body, then } => {
+            collect_features(body, out);
+            if let After::Suspend(s) | After::Continue(s) = then {
+                collect_features(s, out);
+            }
+        }
+        Term::Done | Term::Faulted(_) => {}
+    }
+}
+
 /// The certificate of network `n`: its scene's states and a witness per obligation.
 #[allow(clippy::too_many_arguments)]
 pub fn certificate(
@@ -219,9 +323,16 @@ pub fn certificate(
                     })
                     .collect();
                 let goal = |s: StateId| goal_sets[graph.belief_set(s)];
-                Witness::Ranking {
-                    obligation: name,
-                    ranks: ranks(graph, &goal),
+                let ranks = ranks(graph, &goal);
+                match ranking_expression(&name, graph, &state, &ranks, &goal) {
+                    Some(expr) => Witness::RankingExpr {
+                        obligation: name,
+                        expr,
+                    },
+                    None => Witness::Ranking {
+                        obligation: name,
+                        ranks,
+                    },
                 }
             }
             Kind::Released(_, atom) => {

@@ -538,7 +538,17 @@ fn check_body(body: &Body) -> Report {
 fn check_witness(sem: &Semantics, c: &Closed, oblig: &str, kind: &Kind, w: &Witness) -> Verdict {
     match (kind, w) {
         (Kind::NoDeadlock, Witness::Invariant { .. }) => check_invariant(c, oblig),
-        (Kind::Live(d), Witness::Ranking { ranks, .. }) => {
+        (Kind::Live(d), Witness::Ranking { .. } | Witness::RankingExpr { .. }) => {
+            // The ranks: given per state, or computed from the expression on every state.
+            let ranks: Vec<u64> = match w {
+                Witness::RankingExpr { expr, .. } => c
+                    .states
+                    .iter()
+                    .map(|s| crate::rank::rank(expr, s))
+                    .collect(),
+                Witness::Ranking { ranks, .. } => ranks.clone(),
+                _ => Vec::new(),
+            };
             let desire = &sem.agent().desires[*d];
             if let Some(param) = desire.params_used.first() {
                 // The condition's meaning depends on a value the scene does not fix.
@@ -553,7 +563,7 @@ fn check_witness(sem: &Semantics, c: &Closed, oblig: &str, kind: &Kind, w: &Witn
             }
             let achieved = &desire.achieved;
             let goal = |s: &State| achieved.iter().any(|a| holds(a, &s.beliefs, Some(0)));
-            check_ranking(c, ranks, &[0], &goal, oblig, "ranking")
+            check_ranking(c, &ranks, &[0], &goal, oblig, "ranking")
         }
         (Kind::Released(_, atom), Witness::Release { states, ranks, .. }) => {
             check_release(sem, c, atom, states, ranks, oblig)

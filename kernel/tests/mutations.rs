@@ -630,10 +630,48 @@ fn mutations() -> Vec<Mutation> {
                 match &mut body.witnesses[0] {
                     Witness::Invariant { obligation }
                     | Witness::Ranking { obligation, .. }
+                    | Witness::RankingExpr { obligation, .. }
                     | Witness::Release { obligation, .. }
                     | Witness::TellFeasible { obligation } => obligation.push('x'),
                 }
                 one(body)
+            },
+        },
+        Mutation {
+            name: "lower a ranking expression's constant",
+            want: Want::Refused(None),
+            make: |_, body| {
+                (0..body.witnesses.len())
+                    .filter_map(|k| {
+                        let mut body = body.clone();
+                        let Witness::RankingExpr { expr, .. } = &mut body.witnesses[k] else {
+                            return None;
+                        };
+                        // Every ranked state drops by the constant: some falls below zero.
+                        expr.constant -= 1_000_000;
+                        Some(cert::encode(&body))
+                    })
+                    .collect()
+            },
+        },
+        Mutation {
+            name: "negate a ranking expression's coefficient",
+            want: Want::Refused(None),
+            make: |_, body| {
+                (0..body.witnesses.len())
+                    .filter_map(|k| {
+                        let mut body = body.clone();
+                        let Witness::RankingExpr { expr, .. } = &mut body.witnesses[k] else {
+                            return None;
+                        };
+                        let (_, c) = expr
+                            .terms
+                            .iter_mut()
+                            .find(|(f, _)| matches!(f, cert::Feature::Slot { .. }))?;
+                        *c = -*c;
+                        Some(cert::encode(&body))
+                    })
+                    .collect()
             },
         },
         Mutation {
@@ -649,11 +687,13 @@ fn mutations() -> Vec<Mutation> {
                             Witness::TellFeasible { .. } | Witness::Release { .. } => {
                                 Witness::Invariant { obligation: name }
                             }
-                            Witness::Ranking { .. } => Witness::Release {
-                                obligation: name,
-                                states: body.states.clone(),
-                                ranks: Vec::new(),
-                            },
+                            Witness::Ranking { .. } | Witness::RankingExpr { .. } => {
+                                Witness::Release {
+                                    obligation: name,
+                                    states: body.states.clone(),
+                                    ranks: Vec::new(),
+                                }
+                            }
                         };
                         cert::encode(&body)
                     })

@@ -19,6 +19,7 @@
 pub mod analysis;
 pub mod cond;
 pub mod normal;
+pub mod ranking;
 
 use std::sync::mpsc;
 use std::time::Duration;
