@@ -11,4 +11,5 @@
 
 pub mod check;
 pub mod eval;
+pub mod frame;
 pub mod semantics;
