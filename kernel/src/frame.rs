@@ -32,7 +32,7 @@ fn show(ir: &Ir, net: &Network, b: &Beliefs, a: u32) -> String {
         .agents
         .get(net.agent.0 as usize)
         .and_then(|g| g.attentions.get(a as usize))
-        .map_or_else(|| format!("#{a}"), Clone::clone);
+        .map_or_else(|| "its default attention".into(), Clone::clone);
     format!("world {{{}}} attending {attention}", atoms.join(", "))
 }
 
