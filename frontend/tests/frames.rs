@@ -99,6 +99,26 @@ fn an_axiom_z3_cannot_decide_exactly_is_a_warning_never_a_proof() {
 }
 
 #[test]
+fn a_goal_reading_an_agent_parameter_leaves_seriality_unproved_but_realism_proved() {
+    let src = agent(
+        "  desire Produced reachable by [Work]\n  commit single_minded\n  intend Work for Produced when ¬B(self) made(3)\n  achieved Produced when B(self) made(n) ∧ n = target",
+    )
+    .replace("agent Operator()", "agent Operator(target: Int)");
+    let f = frame_findings("param", &src);
+    let messages: Vec<&str> = f
+        .iter()
+        .map(|(c, m, _)| {
+            assert_eq!(c, "HA0059");
+            m.as_str()
+        })
+        .collect();
+    assert_eq!(messages.len(), 2, "{f:?}");
+    assert!(messages[0].contains("D for R^D") && messages[1].contains("D for R^I"));
+    // Realism holds whatever the parameter: the abstraction proves it.
+    assert!(!messages.iter().any(|m| m.contains("realism")));
+}
+
+#[test]
 fn the_seed_is_free_of_frame_findings() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/production-line");
     let loaded = project::load(&[root.display().to_string()]).unwrap();

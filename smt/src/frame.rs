@@ -202,12 +202,14 @@ impl Ctx<'_, '_> {
         shape: Worlds,
         build: &dyn Fn(&Eval, &[World]) -> Vec<Bool>,
     ) -> Found {
-        if let Some((r, _)) = parts.iter().find(|(r, _)| (self.skip)(*r)) {
-            return Found::Unknown(format!(
+        // A rule the IR cannot represent faithfully (it reads an agent parameter or a value)
+        // is never read exactly: only the abstraction, sound for every value, may prove.
+        let skipped = parts.iter().find(|(r, _)| (self.skip)(*r)).map(|(r, _)| {
+            format!(
                 "the condition of {} reads an agent parameter or a value, unknown at build time",
                 r.tag()
-            ));
-        }
+            )
+        });
         let conds: Vec<(&Cond, bool)> = parts
             .iter()
             .filter_map(|(r, neg)| rule_cond(self.ir, self.agent, *r).map(|c| (c, *neg)))
@@ -247,47 +249,57 @@ impl Ctx<'_, '_> {
         };
         let mut assertions = constraints.clone();
         assertions.extend(build(&exact, &worlds));
-        if universe.gave_up() {
-            return Found::Unknown("the encoding of the conditions passed its budget".into());
-        }
-        let (answer, solver) = self.log.check(name, question, &assertions);
-        match answer {
-            Answer::Sat => {
-                let Some(model) = solver.get_model() else {
-                    return Found::Unknown("Z3 answered sat without a model".into());
-                };
-                let texts = worlds
-                    .iter()
-                    .map(|w| {
-                        let (beliefs, att) = universe.describe(&model, w);
-                        WorldText {
-                            role: w.name.clone(),
-                            beliefs,
-                            attention: self.attention_name(att),
-                        }
-                    })
-                    .collect();
-                Found::Sat(texts)
-            }
-            Answer::Unsat if universe.exact => Found::Unsat,
-            Answer::Unsat => {
-                let abs = Eval {
-                    ir: self.ir,
-                    agent: self.agent,
-                    universe: &universe,
-                    abstract_: Some(RefCell::new(BTreeMap::new())),
-                };
-                let mut assertions = constraints;
-                assertions.extend(build(&abs, &worlds));
-                let q = format!("{question} (every condition a free Boolean)");
-                match self.log.check(&format!("{name}.abstract"), &q, &assertions).0 {
-                    Answer::Unsat => Found::Unsat,
-                    _ => Found::Unknown(
-                        "Z3's unsat is not exact for these conditions (a belief test under two negations), and with the conditions as free Booleans the query is satisfiable".into(),
-                    ),
+        // What the exact query could not settle, the abstraction may still prove.
+        let why = if let Some(why) = skipped {
+            why
+        } else if universe.gave_up() {
+            "the encoding of the conditions passed its budget".to_string()
+        } else {
+            let (answer, solver) = self.log.check(name, question, &assertions);
+            match answer {
+                Answer::Sat => {
+                    let Some(model) = solver.get_model() else {
+                        return Found::Unknown("Z3 answered sat without a model".into());
+                    };
+                    let texts = worlds
+                        .iter()
+                        .map(|w| {
+                            let (beliefs, att) = universe.describe(&model, w);
+                            WorldText {
+                                role: w.name.clone(),
+                                beliefs,
+                                attention: self.attention_name(att),
+                            }
+                        })
+                        .collect();
+                    return Found::Sat(texts);
                 }
+                Answer::Unsat if universe.exact => return Found::Unsat,
+                Answer::Unsat => "Z3's unsat is not exact for these conditions (a belief test under two negations)".to_string(),
+                Answer::Unknown(why) => format!("Z3 answered unknown ({why})"),
             }
-            Answer::Unknown(why) => Found::Unknown(format!("Z3 answered unknown ({why})")),
+        };
+        let abs = Eval {
+            ir: self.ir,
+            agent: self.agent,
+            universe: &universe,
+            abstract_: Some(RefCell::new(BTreeMap::new())),
+        };
+        let mut assertions = constraints;
+        assertions.extend(build(&abs, &worlds));
+        let q = format!("{question} (every condition a free Boolean)");
+        match self
+            .log
+            .check(&format!("{name}.abstract"), &q, &assertions)
+            .0
+        {
+            Answer::Unsat => Found::Unsat,
+            Answer::Sat => Found::Unknown(format!(
+                "{why}, and with the conditions as free Booleans the query is satisfiable"
+            )),
+            Answer::Unknown(w) => Found::Unknown(format!(
+                "{why}, and Z3 answered unknown ({w}) with the conditions as free Booleans"
+            )),
         }
     }
 }
@@ -305,8 +317,8 @@ fn att_in(e: &Eval, attends: &[(Cond, u32)], x: &Int, w: &World) -> Bool {
         none.push(h.not());
     }
     none.push(x.eq(&w.attention));
-    branches.push(Bool::and(&none));
-    Bool::or(&branches)
+    branches.push(and(&none));
+    or(&branches)
 }
 
 /// The rules of desire `d`'s `achieved` (or `impossible`) conditions.
@@ -334,11 +346,29 @@ fn intend_rules(ir: &Ir, a: usize, d: usize) -> Vec<Rule> {
 
 fn any(e: &Eval, rules: &[Rule], w: &World) -> Bool {
     let hs: Vec<Bool> = rules.iter().map(|r| e.at(*r, w)).collect();
-    Bool::or(&hs)
+    or(&hs)
+}
+
+/// A disjunction, `false` when empty (SMT-LIB has no empty `or`).
+fn or(parts: &[Bool]) -> Bool {
+    match parts {
+        [] => Bool::from_bool(false),
+        [one] => one.clone(),
+        _ => Bool::or(parts),
+    }
+}
+
+/// A conjunction, `true` when empty.
+fn and(parts: &[Bool]) -> Bool {
+    match parts {
+        [] => Bool::from_bool(true),
+        [one] => one.clone(),
+        _ => Bool::and(parts),
+    }
 }
 
 fn desired(e: &Eval, ir: &Ir, a: usize, d: usize, w: &World) -> Bool {
-    Bool::and(&[
+    and(&[
         any(e, &achieved_rules(ir, a, d), w).not(),
         any(e, &impossible_rules(ir, a, d), w).not(),
     ])
@@ -352,7 +382,7 @@ fn intended(e: &Eval, ir: &Ir, a: usize, d: usize, w: &World) -> Bool {
     if ir.agents[a].commit != CommitmentStrategy::Blind {
         parts.push(any(e, &impossible_rules(ir, a, d), w).not());
     }
-    Bool::and(&parts)
+    and(&parts)
 }
 
 fn verdict_of(found: Found, desires: &[usize]) -> Verdict {
@@ -621,9 +651,8 @@ fn realism(ctx: &mut Ctx, prefix: &str, ds: &[usize]) -> Verdict {
             .into_iter()
             .chain(impossible_rules(ir, a, d))
             .collect();
-        // Read at w and at v.
+        // Read at w and at v: each world gets these bounds of its own.
         parts.extend(both.iter().map(|r| (*r, true)));
-        parts.extend(achieved_rules(ir, a, d).into_iter().map(|r| (r, true)));
         parts.extend(intend_rules(ir, a, d).into_iter().map(|r| (r, false)));
     }
     let q = format!(
@@ -650,7 +679,7 @@ fn realism(ctx: &mut Ctx, prefix: &str, ds: &[usize]) -> Verdict {
                     ])
                 })
                 .collect();
-            out.push(Bool::or(&bad));
+            out.push(or(&bad));
             out
         },
     );
