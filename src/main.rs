@@ -1,10 +1,11 @@
-//! The `hilbert` command line: `hilbert check`, `hilbert build` and `hilbert explain` (see
-//! `docs/cli.md`).
+//! The `hilbert` command line: `hilbert check`, `build`, `verify`, `run`, `replay`, `bench` and
+//! `explain` (see `docs/cli.md`).
 //!
 //! This is the only place that prints or exits. Exit codes: 0 clean, 1 refused (errors, or
 //! warnings under `--deny-warnings`), 2 a usage or environment error (clap's own usage errors
 //! exit 2 as well). Nothing here panics on any input: every failure is a message and a code.
 
+mod bench;
 mod build;
 mod check;
 mod explain;
@@ -37,6 +38,8 @@ enum Command {
     Run(run::RunArgs),
     /// Re-run a journal and confirm every step matches.
     Replay(run::ReplayArgs),
+    /// Run the benchmark suite: a table of states, times, memory and verdicts.
+    Bench(bench::Args),
     /// Say what a diagnostic code means, with an example and the fix.
     Explain(explain::Args),
 }
@@ -63,6 +66,7 @@ fn main() -> ExitCode {
         Command::Verify(args) => verify::run(&args),
         Command::Run(args) => run::run(&args),
         Command::Replay(args) => run::replay(&args),
+        Command::Bench(args) => bench::run(&args),
         Command::Explain(args) => explain::run(&args),
     };
     ExitCode::from(code)

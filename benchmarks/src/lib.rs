@@ -1,8 +1,26 @@
 //! The Hilbert benchmark suite: models, generators and the harness behind `hilbert bench`.
 //!
-//! Today it holds the generator of the dining philosophers ([`philosophers`]), which writes the
-//! two examples `examples/dining-philosophers-{symmetric,asymmetric}` and tables of any size.
+//! - Generators, one per model family, each returning a project's files as `(name, text)`
+//!   pairs: [`philosophers`] (which also writes `examples/dining-philosophers-*`),
+//!   [`token_ring`], [`scheduler`] (Milner's cyclic scheduler) and [`pipeline`] (the seed's
+//!   `Build`, chained).
+//! - [`suite`]: the models of `benchmarks/models/` (each a `bench.toml`), and [`generate`],
+//!   which gives any model's project for a size `n`.
+//! - [`harness`]: one measured row (explore, prove, kernel) of the table.
+//! - [`spin`]: running the Promela peers of `benchmarks/peers/spin/` with Spin.
+//! - [`plot`]: the SVG charts of `hilbert bench --plot`.
 
+pub mod harness;
 pub mod philosophers;
+pub mod pipeline;
+pub mod plot;
+pub mod scheduler;
+pub mod spin;
+pub mod suite;
+pub mod token_ring;
 
 pub use philosophers::philosophers;
+pub use pipeline::pipeline;
+pub use scheduler::scheduler;
+pub use suite::generate;
+pub use token_ring::token_ring;

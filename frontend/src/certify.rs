@@ -18,8 +18,15 @@ use std::collections::{BTreeSet, HashMap};
 /// Builds the canonical table of `states`: terms hash-consed in first-use order (children
 /// before parents), atoms in first-use order.
 pub fn state_table(states: &[State]) -> StateTable {
+    space_table(states.len(), &|i| states[i].clone())
+}
+
+/// The table of `n` states produced one at a time by `state`, so that only one state's full
+/// term is ever held besides the table itself.
+fn space_table(n: usize, state: &dyn Fn(usize) -> State) -> StateTable {
     let mut t = TableBuilder::default();
-    for s in states {
+    for i in 0..n {
+        let s = state(i);
         let term = t.term(&s.term);
         let mut atoms: Vec<u32> = s.beliefs.iter().map(|a| t.atom(a)).collect();
         atoms.sort_unstable();
@@ -193,9 +200,7 @@ pub fn certificate(
     explore_abort: &dyn Fn(Vec<State>) -> Space,
 ) -> Vec<u8> {
     let graph = &space.graph;
-    let states: Vec<State> = (0..graph.len() as u32)
-        .map(|i| space.state(StateId(i)))
-        .collect();
+    let state = |i: usize| space.state(StateId(i as u32));
     let net = &ir.networks[n];
     let agent = &ir.agents[net.agent.0 as usize];
     let mut witnesses = Vec::new();
@@ -204,29 +209,31 @@ pub fn certificate(
             Kind::NoDeadlock => Witness::Invariant { obligation: name },
             Kind::Live(d) => {
                 let achieved = &agent.desires[d].achieved;
-                let goal = |s: StateId| {
-                    let beliefs: BTreeSet<Atom> = states[s.0 as usize].beliefs.clone();
-                    achieved.iter().any(|c| holds(c, &beliefs, Some(0)))
-                };
+                // Once per distinct belief set, not once per state.
+                let goal_sets: Vec<bool> = graph
+                    .belief_sets()
+                    .iter()
+                    .map(|set| {
+                        let beliefs: BTreeSet<Atom> = set.iter().cloned().collect();
+                        achieved.iter().any(|c| holds(c, &beliefs, Some(0)))
+                    })
+                    .collect();
+                let goal = |s: StateId| goal_sets[graph.belief_set(s)];
                 Witness::Ranking {
                     obligation: name,
                     ranks: ranks(graph, &goal),
                 }
             }
             Kind::Released(_, atom) => {
-                let starts: Vec<State> = states
-                    .iter()
-                    .filter(|s| s.beliefs.contains(&atom))
-                    .map(|s| sem.abort_root(s).next)
+                let starts: Vec<State> = (0..graph.len())
+                    .filter(|&i| graph.beliefs(StateId(i as u32)).contains(&atom))
+                    .map(|i| sem.abort_root(&state(i)).next)
                     .collect();
                 let sub = explore_abort(starts);
-                let sub_states: Vec<State> = (0..sub.graph.len() as u32)
-                    .map(|i| sub.state(StateId(i)))
-                    .collect();
                 let finished = |s: StateId| sub.graph.finished(s);
                 Witness::Release {
                     obligation: name,
-                    states: state_table(&sub_states),
+                    states: space_table(sub.graph.len(), &|i| sub.state(StateId(i as u32))),
                     ranks: ranks(&sub.graph, &finished),
                 }
             }
@@ -241,7 +248,7 @@ pub fn certificate(
         ir_sha256: cert::sha256(&cert::ir_bytes(ir)),
         ir: ir.clone(),
         network: n as u32,
-        states: state_table(&states),
+        states: space_table(graph.len(), &state),
         witnesses,
     };
     cert::encode(&body)

@@ -6,7 +6,7 @@
 //! the certificate must carry exactly one witness for each, in that order.
 
 use crate::eval::holds;
-use crate::semantics::{After, Atom, Fault, Mode, Semantics, State, Step, Term};
+use crate::semantics::{After, Atom, Effects, Fault, Mode, Semantics, State, Term};
 use hilbert_certificates::cert::{
     self, AfterRec, AtomRec, Body, FaultRec, StateTable, TermNode, Witness,
 };
@@ -393,7 +393,7 @@ pub fn show_state(state: &State) -> String {
 struct Closed {
     states: Vec<State>,
     /// For each state: its steps and the index of each step's next state.
-    steps: Vec<Vec<(Step, usize)>>,
+    steps: Vec<Vec<(Effects, usize)>>,
 }
 
 /// Recomputes every state's steps and requires each next state to be in the table (closure).
@@ -404,22 +404,31 @@ fn close(sem: &Semantics, states: Vec<State>) -> Result<Closed, (usize, String)>
             return Err((i, "the state is listed twice".into()));
         }
     }
+    // Each state's steps are independent of the others': computed on every core, each next
+    // state looked up at once and dropped (only what the step did is kept), and the first failure
+    // reported in state order, so the verdict is the same on any machine.
+    use rayon::prelude::*;
+    let results: Vec<Result<Vec<(Effects, usize)>, String>> = states
+        .par_iter()
+        .map(|s| {
+            let mut out = Vec::new();
+            for step in sem.steps(s) {
+                match index.get(&step.next) {
+                    Some(&j) => out.push((step.effects, j)),
+                    None => {
+                        return Err(format!(
+                            "a step leads to a state the certificate does not list: {}",
+                            show_state(&step.next)
+                        ));
+                    }
+                }
+            }
+            Ok(out)
+        })
+        .collect();
     let mut all = Vec::with_capacity(states.len());
-    for (i, s) in states.iter().enumerate() {
-        let mut out = Vec::new();
-        for step in sem.steps(s) {
-            let Some(&j) = index.get(&step.next) else {
-                return Err((
-                    i,
-                    format!(
-                        "a step leads to a state the certificate does not list: {}",
-                        show_state(&step.next)
-                    ),
-                ));
-            };
-            out.push((step, j));
-        }
-        all.push(out);
+    for (i, r) in results.into_iter().enumerate() {
+        all.push(r.map_err(|why| (i, why))?);
     }
     drop(index);
     Ok(Closed { states, steps: all })
@@ -712,9 +721,8 @@ fn check_release(
 /// Tell feasibility: every step that runs the tell runs it feasibly.
 fn check_tells(c: &Closed, plan: PlanId, k: u32, oblig: &str) -> Verdict {
     for (i, s) in c.states.iter().enumerate() {
-        for (step, _) in &c.steps[i] {
-            if step
-                .effects
+        for (effects, _) in &c.steps[i] {
+            if effects
                 .tells
                 .iter()
                 .any(|&(p, n, ok)| p == plan && n == k && !ok)

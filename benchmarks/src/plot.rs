@@ -1,0 +1,223 @@
+//! Line charts as SVG, written by hand (a few dozen lines; no plotting crate): one series per
+//! model, N on the x axis, and a logarithmic y axis when the values span more than a decade.
+
+use std::fmt::Write;
+
+/// One line of a chart.
+#[derive(Clone, Debug)]
+pub struct Series {
+    /// Its name in the legend.
+    pub name: String,
+    /// (x, y) points, in order of x.
+    pub points: Vec<(f64, f64)>,
+    /// Drawn dashed.
+    pub dashed: bool,
+}
+
+const COLOURS: &[&str] = &[
+    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+];
+
+const W: f64 = 720.0;
+const H: f64 = 440.0;
+const LEFT: f64 = 70.0;
+const RIGHT: f64 = 230.0;
+const TOP: f64 = 40.0;
+const BOTTOM: f64 = 50.0;
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+fn label(v: f64) -> String {
+    if v >= 1e6 {
+        format!("{}M", v / 1e6)
+    } else if v >= 1e3 {
+        format!("{}k", v / 1e3)
+    } else if v >= 1.0 || v == 0.0 {
+        format!("{v}")
+    } else {
+        format!("{v:.0e}")
+    }
+}
+
+/// A line chart of `series` as an SVG document.
+pub fn line_chart(title: &str, x_label: &str, y_label: &str, series: &[Series]) -> String {
+    let points = || series.iter().flat_map(|s| s.points.iter().copied());
+    let (mut x0, mut x1) = (f64::INFINITY, f64::NEG_INFINITY);
+    let (mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY);
+    for (x, y) in points() {
+        x0 = x0.min(x);
+        x1 = x1.max(x);
+        if y > 0.0 {
+            y0 = y0.min(y);
+            y1 = y1.max(y);
+        }
+    }
+    if !x0.is_finite() {
+        (x0, x1, y0, y1) = (0.0, 1.0, 1.0, 10.0);
+    }
+    if x1 <= x0 {
+        x1 = x0 + 1.0;
+    }
+    let log = y1 / y0 > 10.0;
+    let (ly0, ly1) = if log {
+        (y0.log10().floor(), y1.log10().ceil())
+    } else {
+        (0.0, if y1 > 0.0 { y1 * 1.1 } else { 1.0 })
+    };
+    let px = |x: f64| LEFT + (x - x0) / (x1 - x0) * (W - LEFT - RIGHT);
+    let py = |y: f64| {
+        let t = if log {
+            (y.max(1e-300).log10() - ly0) / (ly1 - ly0).max(1e-9)
+        } else {
+            (y - ly0) / (ly1 - ly0)
+        };
+        H - BOTTOM - t * (H - TOP - BOTTOM)
+    };
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="12">"#
+    );
+    let _ = writeln!(s, r#"<rect width="{W}" height="{H}" fill="white"/>"#);
+    let _ = writeln!(
+        s,
+        r#"<text x="{}" y="22" font-size="15" text-anchor="middle">{}</text>"#,
+        (W - RIGHT + LEFT) / 2.0,
+        escape(title)
+    );
+    // Axes.
+    let (ax0, ax1, ay0, ay1) = (LEFT, W - RIGHT, TOP, H - BOTTOM);
+    let _ = writeln!(
+        s,
+        r#"<path d="M{ax0} {ay0} V{ay1} H{ax1}" fill="none" stroke="black"/>"#
+    );
+    // x ticks: every integer N in range (at most 12 of them).
+    let step = ((x1 - x0) / 12.0).ceil().max(1.0);
+    let mut x = x0.ceil();
+    while x <= x1 {
+        let _ = writeln!(
+            s,
+            r#"<line x1="{0}" y1="{ay1}" x2="{0}" y2="{1}" stroke="black"/><text x="{0}" y="{2}" text-anchor="middle">{3}</text>"#,
+            px(x),
+            ay1 + 5.0,
+            ay1 + 18.0,
+            label(x)
+        );
+        x += step;
+    }
+    // y ticks: decades on a log scale, five steps otherwise.
+    let ticks: Vec<f64> = if log {
+        (ly0 as i32..=ly1 as i32).map(|e| 10f64.powi(e)).collect()
+    } else {
+        (0..=5).map(|i| ly1 * f64::from(i) / 5.0).collect()
+    };
+    for t in ticks {
+        let y = py(t);
+        let text = if log {
+            label(t)
+        } else {
+            format!("{:.3}", t)
+                .trim_end_matches('0')
+                .trim_end_matches('.')
+                .to_string()
+        };
+        let _ = writeln!(
+            s,
+            r##"<line x1="{ax0}" y1="{y}" x2="{ax1}" y2="{y}" stroke="#ddd"/><text x="{}" y="{}" text-anchor="end">{text}</text>"##,
+            ax0 - 6.0,
+            y + 4.0
+        );
+    }
+    let _ = writeln!(
+        s,
+        r#"<text x="{}" y="{}" text-anchor="middle">{}</text>"#,
+        (ax0 + ax1) / 2.0,
+        H - 12.0,
+        escape(x_label)
+    );
+    let _ = writeln!(
+        s,
+        r#"<text transform="translate(16 {}) rotate(-90)" text-anchor="middle">{}{}</text>"#,
+        (ay0 + ay1) / 2.0,
+        escape(y_label),
+        if log { " (log scale)" } else { "" }
+    );
+    // Lines and legend.
+    for (i, series) in series.iter().enumerate() {
+        let colour = COLOURS[i % COLOURS.len()];
+        let dash = if series.dashed {
+            r#" stroke-dasharray="6 4""#
+        } else {
+            ""
+        };
+        let path: Vec<String> = series
+            .points
+            .iter()
+            .enumerate()
+            .map(|(k, &(x, y))| {
+                format!(
+                    "{}{:.1} {:.1}",
+                    if k == 0 { "M" } else { "L" },
+                    px(x),
+                    py(y)
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            s,
+            r#"<path d="{}" fill="none" stroke="{colour}" stroke-width="2"{dash}/>"#,
+            path.join(" ")
+        );
+        for &(x, y) in &series.points {
+            let _ = writeln!(
+                s,
+                r#"<circle cx="{:.1}" cy="{:.1}" r="3" fill="{colour}"/>"#,
+                px(x),
+                py(y)
+            );
+        }
+        let ly = TOP + 10.0 + 18.0 * i as f64;
+        let _ = writeln!(
+            s,
+            r#"<line x1="{0}" y1="{ly}" x2="{1}" y2="{ly}" stroke="{colour}" stroke-width="2"{dash}/><text x="{2}" y="{3}">{4}</text>"#,
+            W - RIGHT + 15.0,
+            W - RIGHT + 40.0,
+            W - RIGHT + 46.0,
+            ly + 4.0,
+            escape(&series.name)
+        );
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_chart_is_an_svg_with_one_path_per_series_and_a_log_scale_when_needed() {
+        let series = vec![
+            Series {
+                name: "a <b>".into(),
+                points: vec![(2.0, 0.001), (3.0, 0.1), (4.0, 10.0)],
+                dashed: false,
+            },
+            Series {
+                name: "c".into(),
+                points: vec![(2.0, 0.002), (4.0, 5.0)],
+                dashed: true,
+            },
+        ];
+        let svg = line_chart("t", "N", "s", &series);
+        assert!(svg.starts_with("<svg") && svg.ends_with("</svg>\n"));
+        assert_eq!(svg.matches("<path d=\"M").count(), 3, "axes and two lines");
+        assert!(svg.contains("(log scale)") && svg.contains("a &lt;b&gt;"));
+        assert!(svg.contains("stroke-dasharray"));
+        assert!(!line_chart("t", "N", "s", &[]).contains("NaN"));
+    }
+}

@@ -1,0 +1,220 @@
+//! `hilbert bench`: the suite runs, its verdicts are computed and compared, a wrong expectation
+//! fails the run, `--plot` writes the charts, and `--peers` either runs Spin or says plainly
+//! that it cannot. Only the `smoke` suite's tiny sizes run here; speed is measured by
+//! `hilbert bench` itself, never by a test.
+
+mod common;
+
+use common::{TempDir, hilbert};
+use std::process::Command;
+
+fn json(stdout: &str) -> serde_json::Value {
+    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
+
+/// A models directory with one model: the token ring, with these suites and expectations.
+fn token_ring_models(suites: &str, no_deadlock: &str) -> TempDir {
+    let toml = format!(
+        "description = \"a token ring\"
+generator = \"token-ring\"
+peer = \"token-ring.pml\"
+
+[suites]
+{suites}
+
+[expected]
+Token_no_deadlock = \"{no_deadlock}\"
+Circulate_live_Served = \"refuted\"
+"
+    );
+    TempDir::with_files(&[("token-ring/bench.toml", toml.as_bytes())])
+}
+
+#[test]
+fn the_smoke_suite_runs_every_model_and_every_verdict_is_as_expected() {
+    let run = hilbert(&["bench", "smoke", "--format", "json", "--jobs", "1"], None);
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    let report = json(&run.stdout);
+    assert_eq!(report["ok"], true);
+    let rows = report["rows"].as_array().unwrap();
+    let models: Vec<&str> = rows.iter().map(|r| r["model"].as_str().unwrap()).collect();
+    for m in [
+        "cyclic-scheduler",
+        "philosophers-asymmetric",
+        "philosophers-symmetric",
+        "pipeline",
+        "production-line",
+        "token-ring",
+    ] {
+        assert!(models.contains(&m), "{m} missing from {models:?}");
+    }
+    for r in rows {
+        assert_eq!(r["verdict"], "ok", "{r}");
+        assert!(r["states"].as_u64().unwrap() > 0, "{r}");
+        assert!(r["transitions"].as_u64().unwrap() > 0, "{r}");
+        assert!(r["kernel_s"].as_f64().unwrap() >= 0.0, "{r}");
+        assert_eq!(r["jobs"], 1);
+        // Every theorem was decided, and the kernel admitted exactly the proved ones.
+        for t in r["theorems"].as_array().unwrap() {
+            assert_eq!(t["status"], t["expected"], "{t}");
+            let proved = t["status"] == "proved";
+            assert_eq!(t["kernel"] == "proved", proved, "{t}");
+        }
+    }
+    // The seed's production line: its four theorems, all proved.
+    let line = rows
+        .iter()
+        .find(|r| r["model"] == "production-line")
+        .unwrap();
+    assert_eq!(line["theorems"].as_array().unwrap().len(), 4);
+    // The token ring of 3: 3 · 2⁴ states.
+    let ring = rows.iter().find(|r| r["model"] == "token-ring").unwrap();
+    assert_eq!(ring["states"], 48);
+}
+
+#[test]
+fn the_human_table_has_the_columns_of_the_issue() {
+    let run = hilbert(&["bench", "smoke", "token-ring"], None);
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    let header = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("| model"))
+        .unwrap();
+    let columns: Vec<&str> = header
+        .split('|')
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    assert_eq!(
+        columns,
+        [
+            "model",
+            "N",
+            "states",
+            "transitions",
+            "explore s",
+            "kernel s",
+            "states/s",
+            "bytes/state",
+            "peak memory",
+            "verdict"
+        ]
+    );
+    assert!(run.stdout.contains("| token-ring"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("every verdict as expected"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_verdict_that_differs_from_the_expected_one_fails_the_run() {
+    let models = token_ring_models("smoke = [3]", "refuted");
+    let run = hilbert(&["bench", "smoke", "--models", &models.path()], None);
+    assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout
+            .contains("MISMATCH token-ring N=3: Token_no_deadlock: expected refuted, got proved"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_word_that_is_neither_a_suite_nor_a_model_is_a_usage_error() {
+    let run = hilbert(&["bench", "no-such-thing"], None);
+    assert_eq!(run.code, Some(2), "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("neither a suite nor a model"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stdout.is_empty());
+}
+
+#[test]
+fn plot_writes_the_three_charts() {
+    let models = token_ring_models("smoke = [2, 3]", "proved");
+    let out = TempDir::with_files(&[]);
+    let dir = out.join("charts");
+    let run = hilbert(
+        &["bench", "smoke", "--models", &models.path(), "--plot", &dir],
+        None,
+    );
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    for chart in ["time.svg", "memory.svg", "states-per-sec.svg"] {
+        let svg = std::fs::read_to_string(out.0.join("charts").join(chart)).unwrap();
+        assert!(
+            svg.starts_with("<svg") && svg.contains("token-ring"),
+            "{chart}: {svg}"
+        );
+    }
+}
+
+fn spin_present() -> bool {
+    let runs = |cmd: &str, arg: &str| {
+        Command::new(cmd)
+            .arg(arg)
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    runs("spin", "-V") && runs("cc", "--version")
+}
+
+/// With no Spin on the PATH, `--peers` says so plainly and the table is still printed.
+#[test]
+fn peers_without_spin_say_so() {
+    let empty = TempDir::with_files(&[]);
+    let out = Command::new(env!("CARGO_BIN_EXE_hilbert"))
+        .args(["bench", "smoke", "token-ring", "--peers"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("PATH", empty.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("| token-ring"), "{stdout}");
+    assert!(
+        stdout.contains("peers: not run: spin not found on the PATH"),
+        "{stdout}"
+    );
+}
+
+/// `--peers` runs Spin when it is there (and otherwise must say it is not: never a quiet skip).
+/// The token ring's peer has exactly the state graph of the Hilbert model, so the counts agree.
+#[test]
+fn peers_run_spin_when_it_is_present_or_say_it_is_not() {
+    let run = hilbert(
+        &[
+            "bench",
+            "smoke",
+            "token-ring",
+            "--peers",
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    let report = json(&run.stdout);
+    let row = &report["rows"][0];
+    if spin_present() {
+        assert!(report["peers_unavailable"].is_null(), "{report}");
+        let spin = &row["spin"];
+        assert_eq!(spin["full"]["states"], row["states"], "{spin}");
+        assert_eq!(spin["default"]["states"], row["states"], "{spin}");
+        assert_eq!(spin["default"]["deadlock"], false);
+        assert_eq!(spin["agrees"], true);
+        assert!(spin["states_per_sec_ratio"].as_f64().unwrap() > 0.0);
+    } else {
+        assert!(
+            report["peers_unavailable"]
+                .as_str()
+                .is_some_and(|m| m.contains("spin not found") || m.contains("no C compiler")),
+            "{report}"
+        );
+        assert!(row["spin"].is_null());
+    }
+}
