@@ -55,15 +55,26 @@ struct KernelWord {
     certificate: Option<String>,
 }
 
-/// The kernel's word per theorem name, whether every certificate was admitted, and the seconds
-/// the kernel took.
-type KernelWords = (Vec<(String, KernelWord)>, bool, f64);
+/// The kernel's word on one network's frame obligation.
+#[derive(Clone, Debug)]
+struct FrameWord {
+    /// `Agent.Binding`.
+    network: String,
+    /// `Agent.Binding_frame`.
+    obligation: String,
+    word: KernelWord,
+}
+
+/// The kernel's word per theorem name, whether every certificate was admitted, the seconds the
+/// kernel took, and its word on each network's frame.
+type KernelWords = (Vec<(String, KernelWord)>, bool, f64, Vec<FrameWord>);
 
 /// Writes every certificate under `out`, reads it back and hands it to the kernel.
 fn kernel(proofs: &Proofs, out: &str, digests: &[[u8; 32]]) -> Result<KernelWords, String> {
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create `{out}`: {e}"))?;
     let started = Instant::now();
     let mut words = Vec::new();
+    let mut frames = Vec::new();
     let mut all = true;
     for c in &proofs.certificates {
         let path = format!("{}/{}.cert", out.trim_end_matches('/'), c.name);
@@ -71,6 +82,37 @@ fn kernel(proofs: &Proofs, out: &str, digests: &[[u8; 32]]) -> Result<KernelWord
         let bytes = std::fs::read(&path).map_err(|e| format!("cannot read `{path}` back: {e}"))?;
         let report = hilbert_kernel::check::check(&bytes, Some(digests));
         all &= report.admitted.is_some();
+        let verdict = report.obligations.iter().find(|(n, _)| *n == c.frame);
+        let word = match (&report.invalid, verdict) {
+            (Some(why), _) => KernelWord {
+                admitted: false,
+                reason: Some(format!("invalid certificate: {why}")),
+                certificate: Some(path.clone()),
+            },
+            (None, Some((_, Verdict::Proved))) => KernelWord {
+                admitted: true,
+                reason: None,
+                certificate: Some(path.clone()),
+            },
+            (None, Some((_, Verdict::Refused(r)))) => KernelWord {
+                admitted: false,
+                reason: Some(match &r.state {
+                    Some(w) => format!("{}: {}; at the {w}", r.rule, r.reason),
+                    None => format!("{}: {}", r.rule, r.reason),
+                }),
+                certificate: Some(path.clone()),
+            },
+            (None, None) => KernelWord {
+                admitted: false,
+                reason: Some("the kernel derives no frame obligation for it".into()),
+                certificate: Some(path.clone()),
+            },
+        };
+        frames.push(FrameWord {
+            network: c.name.clone(),
+            obligation: c.frame.clone(),
+            word,
+        });
         for name in &c.theorems {
             let verdict = report.obligations.iter().find(|(n, _)| n == name);
             let word = match (&report.invalid, verdict) {
@@ -101,7 +143,7 @@ fn kernel(proofs: &Proofs, out: &str, digests: &[[u8; 32]]) -> Result<KernelWord
             words.push((name.clone(), word));
         }
     }
-    Ok((words, all, started.elapsed().as_secs_f64()))
+    Ok((words, all, started.elapsed().as_secs_f64(), frames))
 }
 
 /// Runs the command and returns its exit code.
@@ -158,12 +200,13 @@ pub fn run(args: &Args) -> u8 {
         .iter()
         .any(|t| matches!(&t.status, Status::Unproved(r) if r.contains("--max-states")));
     let digests: Vec<[u8; 32]> = source_digests.iter().map(|d| d.sha256).collect();
-    let (words, all_certificates, kernel_seconds) = match kernel(&proofs, &args.out, &digests) {
-        Ok(k) => k,
-        Err(e) => {
-            return output::fail(&e, "choose a writable directory with --out DIR");
-        }
-    };
+    let (words, all_certificates, kernel_seconds, frames) =
+        match kernel(&proofs, &args.out, &digests) {
+            Ok(k) => k,
+            Err(e) => {
+                return output::fail(&e, "choose a writable directory with --out DIR");
+            }
+        };
     // Only the kernel admits: every theorem admitted by it, every certificate admitted, no error,
     // and no warning when warnings are denied.
     let admitted = summary.errors == 0
@@ -179,6 +222,7 @@ pub fn run(args: &Args) -> u8 {
             &diagnostics,
             &proofs,
             &words,
+            &frames,
             admitted,
             summary,
             args,
@@ -189,6 +233,7 @@ pub fn run(args: &Args) -> u8 {
             &diagnostics,
             &proofs,
             &words,
+            &frames,
             admitted,
             explore_seconds,
             kernel_seconds,
@@ -207,11 +252,13 @@ fn word<'a>(words: &'a [(String, KernelWord)], name: &str) -> Option<&'a KernelW
     words.iter().find(|(n, _)| n == name).map(|(_, w)| w)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn human(
     sources: &SourceMap,
     diagnostics: &[Diagnostic],
     proofs: &Proofs,
     words: &[(String, KernelWord)],
+    frames: &[FrameWord],
     admitted: bool,
     summary: Summary,
     args: &Args,
@@ -257,6 +304,19 @@ fn human(
                 text.push_str(&format!("  refuted ({counts}); {kernel}\n"));
                 text.push_str(&show_counterexample(cex));
             }
+        }
+    }
+    for f in frames {
+        match &f.word.reason {
+            None if f.word.admitted => text.push_str(&format!(
+                "frame {}: kernel: checked D for R^B, R^D, R^I, 4 and 5 for R^B, R^D ⊆ R^I on its explored worlds\n",
+                f.network
+            )),
+            reason => text.push_str(&format!(
+                "frame {}: kernel: refused ({})\n",
+                f.network,
+                reason.as_deref().unwrap_or("no reason given")
+            )),
         }
     }
     let count = |w: &str| {
@@ -320,7 +380,17 @@ struct Report<'a> {
     admitted: bool,
     diagnostics: Vec<serde_json::Value>,
     theorems: Vec<TheoremJson<'a>>,
+    frames: Vec<FrameJson<'a>>,
     stats: Stats,
+}
+
+#[derive(Serialize)]
+struct FrameJson<'a> {
+    network: &'a str,
+    obligation: &'a str,
+    kernel: &'static str,
+    kernel_reason: Option<&'a str>,
+    certificate: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -409,6 +479,7 @@ fn json(
     diagnostics: &[Diagnostic],
     proofs: &Proofs,
     words: &[(String, KernelWord)],
+    frames: &[FrameWord],
     admitted: bool,
     explore_seconds: f64,
     kernel_seconds: f64,
@@ -423,6 +494,20 @@ fn json(
             .map(|d| crate::json::diagnostic_value(sources, d))
             .collect(),
         theorems: proofs.theorems.iter().map(|t| theorem(t, words)).collect(),
+        frames: frames
+            .iter()
+            .map(|f| FrameJson {
+                network: &f.network,
+                obligation: &f.obligation,
+                kernel: if f.word.admitted {
+                    "admitted"
+                } else {
+                    "refused"
+                },
+                kernel_reason: f.word.reason.as_deref(),
+                certificate: f.word.certificate.as_deref(),
+            })
+            .collect(),
         stats: Stats {
             states: proofs.states,
             transitions: proofs.transitions,

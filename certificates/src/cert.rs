@@ -214,6 +214,14 @@ pub enum Witness {
         /// The expression.
         expr: RankExpr,
     },
+    /// `<Agent>.<Binding>_frame`: the Kripke frame of the explored worlds (every belief set of
+    /// the table with every attention; `docs/frames.md`) satisfies D for R^B, R^D and R^I, 4 and
+    /// 5 for R^B, and R^D ⊆ R^I. An obligation, not a theorem; the kernel evaluates the relations
+    /// itself.
+    Frame {
+        /// The obligation's name.
+        obligation: String,
+    },
 }
 
 impl Witness {
@@ -224,7 +232,8 @@ impl Witness {
             | Witness::Ranking { obligation, .. }
             | Witness::Release { obligation, .. }
             | Witness::TellFeasible { obligation }
-            | Witness::RankingExpr { obligation, .. } => obligation,
+            | Witness::RankingExpr { obligation, .. }
+            | Witness::Frame { obligation } => obligation,
         }
     }
 }

@@ -30,7 +30,7 @@ pub const SUBSUMED_RULE: Code = Code::new(Dialect::Agent, 57);
 pub const CODES: &[Code] = &[OVERLAPPING_INTENDS, DUPLICATE_RULE, SUBSUMED_RULE];
 
 /// Whether an expression names one of `consts`.
-fn mentions(e: &Expr, consts: &HashSet<&str>) -> bool {
+pub(crate) fn mentions(e: &Expr, consts: &HashSet<&str>) -> bool {
     match &e.kind {
         ExprKind::Var(v) => consts.contains(v.name.as_str()),
         ExprKind::Unary(_, a) => mentions(a, consts),
@@ -48,7 +48,7 @@ fn mentions(e: &Expr, consts: &HashSet<&str>) -> bool {
 }
 
 /// The source condition of a rule.
-fn rule_expr(program: &Program, a: usize, r: Rule) -> Option<&Expr> {
+pub(crate) fn rule_expr(program: &Program, a: usize, r: Rule) -> Option<&Expr> {
     let info = program.agents.get(a)?;
     Some(match r {
         Rule::Intend(i) => &info.intends.get(i)?.cond,

@@ -349,6 +349,7 @@ pub fn certificate(
                 }
             }
             Kind::TellFeasible(..) => Witness::TellFeasible { obligation: name },
+            Kind::Frame(_) => Witness::Frame { obligation: name },
         };
         witnesses.push(w);
     }

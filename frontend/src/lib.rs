@@ -14,6 +14,7 @@ pub mod check;
 pub mod diagnostic;
 pub mod explain;
 pub mod explore;
+pub mod frames;
 pub mod lower;
 pub mod obligations;
 pub mod project;
@@ -94,6 +95,7 @@ pub fn check_project_with(loaded: &project::Loaded, options: hilbert_smt::Option
     if let Some(ir) = &ir {
         let already = diagnostics.iter().map(|d| (d.code, d.span)).collect();
         diagnostics.extend(analysis::analyse_program(ir, &program, &already, &mut smt));
+        diagnostics.extend(frames::check_program(ir, &program, &mut smt));
     }
     diagnostics.sort_by_key(|d| (d.span.file, d.span.start, d.code));
     diagnostics.dedup();

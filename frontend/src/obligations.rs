@@ -96,6 +96,9 @@ pub struct NetworkCertificate {
     pub name: String,
     /// The theorems it is the evidence for.
     pub theorems: Vec<String>,
+    /// The name of its frame obligation (`Operator.Work_frame`): not a theorem, but the kernel
+    /// derives it and admits the certificate only when the frame conditions hold on it.
+    pub frame: String,
     /// The certificate's bytes.
     pub bytes: Vec<u8>,
 }
@@ -359,6 +362,11 @@ pub fn prove_using(
             proofs.certificates.push(NetworkCertificate {
                 name: format!("{}.{}", agent.name, binding.name),
                 theorems,
+                frame: hilbert_kernel::check::obligations(ir, net_index as usize)
+                    .into_iter()
+                    .find(|(_, k)| matches!(k, hilbert_kernel::check::Kind::Frame(_)))
+                    .map(|(n, _)| n)
+                    .unwrap_or_default(),
                 bytes,
             });
         }

@@ -115,6 +115,7 @@ fn declared_codes() -> BTreeSet<Code> {
     codes.extend(lower::CODES.iter().copied());
     codes.extend(obligations::CODES.iter().copied());
     codes.extend(hilbert_frontend::analysis::CODES.iter().copied());
+    codes.extend(hilbert_frontend::frames::CODES.iter().copied());
     codes
 }
 

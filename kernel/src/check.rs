@@ -87,12 +87,16 @@ pub enum Kind {
     Released(usize, Atom),
     /// `Plan_tell_feasible_N`.
     TellFeasible(PlanId, u32),
+    /// `Agent.Binding_frame`: the frame conditions on the explored worlds, for the desires the
+    /// binding serves (indices into the agent's desires). An obligation, not a theorem.
+    Frame(Vec<usize>),
 }
 
 /// The obligations of network `n`, named as the build names them, in this order: no deadlock;
 /// then for each desire the binding serves, its liveness and, when its `impossible` condition is
 /// one belief with constant arguments that some `believe` of the network could raise, its
-/// release; then every tell of every plan of the network.
+/// release; then every tell of every plan of the network; last, the frame of the explored
+/// worlds (`Agent.Binding_frame`).
 pub fn obligations(ir: &Ir, n: usize) -> Vec<(String, Kind)> {
     let Some(net) = ir.networks.get(n) else {
         return Vec::new();
@@ -143,6 +147,13 @@ pub fn obligations(ir: &Ir, n: usize) -> Vec<(String, Kind)> {
             ));
         }
     }
+    let served = (0..agent.desires.len())
+        .filter(|&d| agent.desires[d].reachable_by.contains(&(binding as u32)))
+        .collect();
+    out.push((
+        format!("{}.{}_frame", agent.name, net.binding),
+        Kind::Frame(served),
+    ));
     out
 }
 
@@ -508,7 +519,7 @@ fn check_body(body: &Body) -> Report {
                 Err(Some((i, why))) => {
                     refusal(oblig, None, "invariant.closed", format!("state {i}: {why}"))
                 }
-                Ok(c) => check_witness(&sem, c, oblig, kind, w),
+                Ok(c) => check_witness(body, &sem, c, oblig, kind, w),
             },
         };
         report.obligations.push((oblig.clone(), verdict));
@@ -535,8 +546,20 @@ fn check_body(body: &Body) -> Report {
     report
 }
 
-fn check_witness(sem: &Semantics, c: &Closed, oblig: &str, kind: &Kind, w: &Witness) -> Verdict {
+fn check_witness(
+    body: &Body,
+    sem: &Semantics,
+    c: &Closed,
+    oblig: &str,
+    kind: &Kind,
+    w: &Witness,
+) -> Verdict {
     match (kind, w) {
+        (Kind::Frame(served), Witness::Frame { .. }) => {
+            let net = &body.ir.networks[body.network as usize];
+            let beliefs: Vec<_> = c.states.iter().map(|s| &s.beliefs).collect();
+            crate::frame::check_frame(&body.ir, net, sem.agent(), served, &beliefs, oblig)
+        }
         (Kind::NoDeadlock, Witness::Invariant { .. }) => check_invariant(c, oblig),
         (Kind::Live(d), Witness::Ranking { .. } | Witness::RankingExpr { .. }) => {
             // The ranks: given per state, or computed from the expression on every state.

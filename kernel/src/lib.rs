@@ -11,5 +11,6 @@
 
 pub mod check;
 pub mod eval;
+pub mod frame;
 pub mod rank;
 pub mod semantics;

@@ -168,12 +168,20 @@ fn a_desire_whose_goal_reads_an_agent_parameter_is_never_admitted() {
         matches!(&verdict, Some(Verdict::Refused(r)) if r.rule == "live.parameters"),
         "{verdict:?}"
     );
+    // So is the frame, whose relations read the same conditions.
+    assert!(
+        report
+            .obligations
+            .iter()
+            .any(|(n, v)| n == "Operator.Work_frame"
+                && matches!(v, Verdict::Refused(r) if r.rule == "frame.parameters"))
+    );
     // The rest of the certificate still checks.
     assert!(
         report
             .obligations
             .iter()
-            .filter(|(n, _)| n != "Work_live_Produced")
+            .filter(|(n, _)| n != "Work_live_Produced" && n != "Operator.Work_frame")
             .all(|(_, v)| *v == Verdict::Proved)
     );
 }

@@ -632,7 +632,8 @@ fn mutations() -> Vec<Mutation> {
                     | Witness::Ranking { obligation, .. }
                     | Witness::RankingExpr { obligation, .. }
                     | Witness::Release { obligation, .. }
-                    | Witness::TellFeasible { obligation } => obligation.push('x'),
+                    | Witness::TellFeasible { obligation }
+                    | Witness::Frame { obligation } => obligation.push('x'),
                 }
                 one(body)
             },
@@ -684,9 +685,9 @@ fn mutations() -> Vec<Mutation> {
                         let name = body.witnesses[k].obligation().to_string();
                         body.witnesses[k] = match body.witnesses[k] {
                             Witness::Invariant { .. } => Witness::TellFeasible { obligation: name },
-                            Witness::TellFeasible { .. } | Witness::Release { .. } => {
-                                Witness::Invariant { obligation: name }
-                            }
+                            Witness::TellFeasible { .. }
+                            | Witness::Release { .. }
+                            | Witness::Frame { .. } => Witness::Invariant { obligation: name },
                             Witness::Ranking { .. } | Witness::RankingExpr { .. } => {
                                 Witness::Release {
                                     obligation: name,
@@ -698,6 +699,77 @@ fn mutations() -> Vec<Mutation> {
                         cert::encode(&body)
                     })
                     .collect()
+            },
+        },
+        Mutation {
+            name: "drop the frame witness",
+            want: Want::Refused(Some("obligations.missing")),
+            make: |_, body| {
+                let mut body = body.clone();
+                body.witnesses
+                    .retain(|w| !matches!(w, Witness::Frame { .. }));
+                one(body)
+            },
+        },
+        Mutation {
+            name: "relabel the frame witness as another network's",
+            want: Want::Refused(Some("obligations.order")),
+            make: |_, body| {
+                let mut body = body.clone();
+                for w in &mut body.witnesses {
+                    if let Witness::Frame { obligation } = w {
+                        *obligation = obligation.replace('.', ".Other");
+                    }
+                }
+                one(body)
+            },
+        },
+        Mutation {
+            name: "make the agent blind, with an intention it keeps while believing it impossible",
+            want: Want::Refused(Some("frame.realism")),
+            make: |_, body| {
+                let net = &body.ir.networks[body.network as usize];
+                let a = net.agent.0 as usize;
+                let Some(binding) = body.ir.agents[a]
+                    .plans
+                    .iter()
+                    .position(|p| p.network == Some(body.network))
+                else {
+                    return Vec::new();
+                };
+                served(body)
+                    .into_iter()
+                    .map(|d| {
+                        let mut body = body.clone();
+                        let agent = &mut body.ir.agents[a];
+                        agent.commit = hilbert_certificates::ir::CommitmentStrategy::Blind;
+                        agent.desires[d]
+                            .impossible
+                            .push((Cond::True, "never".into()));
+                        agent.intends.push(hilbert_certificates::ir::Intend {
+                            plan: binding as u32,
+                            desire: d as u32,
+                            cond: Cond::True,
+                        });
+                        with_ir(body)
+                    })
+                    .collect()
+            },
+        },
+        Mutation {
+            name: "add attention rules that flip between two attentions",
+            want: Want::Refused(Some("frame.4")),
+            make: |_, body| {
+                let net = &body.ir.networks[body.network as usize];
+                let a = net.agent.0 as usize;
+                if body.ir.agents[a].attentions.len() < 2 {
+                    return Vec::new();
+                }
+                let mut body = body.clone();
+                let attends = &mut body.ir.agents[a].attends;
+                attends.push((Cond::Attending(0), 1));
+                attends.push((Cond::Attending(1), 0));
+                vec![with_ir(body)]
             },
         },
         Mutation {

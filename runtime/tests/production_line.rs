@@ -18,7 +18,14 @@ fn ir(edit: &dyn Fn(&str) -> String) -> Ir {
     );
     hilbert_frontend::project::add_bytes(&mut loaded, "Line.hk".into(), LINE.as_bytes().to_vec());
     let checked = hilbert_frontend::check_project(&loaded);
-    assert!(!checked.has_errors(), "{:?}", checked.diagnostics);
+    // A blind operator breaks realism (HA0058: it intends what it believes impossible), which
+    // is what these tests run on purpose; any other error is a failure.
+    let errors: Vec<_> = checked
+        .diagnostics
+        .iter()
+        .filter(|d| d.is_error() && d.code != hilbert_frontend::frames::FRAME_VIOLATED)
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
     checked.ir.expect("lowered")
 }
 

@@ -38,7 +38,8 @@ pub enum Rule {
 }
 
 impl Rule {
-    fn tag(&self) -> String {
+    /// A file-name-safe tag (`intend-0`, `achieved-1-0`).
+    pub fn tag(&self) -> String {
         match self {
             Rule::Intend(i) => format!("intend-{i}"),
             Rule::Achieved(d, k) => format!("achieved-{d}-{k}"),

@@ -263,6 +263,52 @@ impl<'a> Universe<'a> {
         }
     }
 
+    /// The belief set and attention a model gives world `w`: each present slot's atom as a
+    /// person reads it (`made(3)`, `B(Client) delivered(7)`; a string that is none of the
+    /// literals is `"?k"`), and the attention's index.
+    pub fn describe(&self, model: &z3::Model, w: &World) -> (Vec<String>, i64) {
+        let mut atoms = Vec::new();
+        for (&key, slots) in &w.slots {
+            let types = self.fields(key);
+            for slot in slots {
+                if model.eval(&slot.present, true).and_then(|b| b.as_bool()) != Some(true) {
+                    continue;
+                }
+                let args: Vec<String> = slot
+                    .fields
+                    .iter()
+                    .zip(&types)
+                    .map(|(x, (_, t))| {
+                        let v = model.eval(x, true).and_then(|v| v.as_i64()).unwrap_or(0);
+                        match t {
+                            Type::Bool => (v != 0).to_string(),
+                            Type::Str => match self.string_of(v) {
+                                Some(s) => format!("{s:?}"),
+                                None => format!("\"?{v}\""),
+                            },
+                            _ => v.to_string(),
+                        }
+                    })
+                    .collect();
+                let text = self.ir.atom_text(
+                    AgentId(self.agent as u32),
+                    key.0.map(AgentId),
+                    hilbert_certificates::ir::BeliefId(key.1),
+                    &args,
+                );
+                if !atoms.contains(&text) {
+                    atoms.push(text);
+                }
+            }
+        }
+        atoms.sort();
+        let attention = model
+            .eval(&w.attention, true)
+            .and_then(|v| v.as_i64())
+            .unwrap_or(0);
+        (atoms, attention)
+    }
+
     /// Whether `cond` holds in `w`.
     pub fn holds(&self, w: &World, cond: &Cond) -> Bool {
         self.solve(w, &[cond], &mut Vec::new())

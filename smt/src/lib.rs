@@ -12,12 +12,14 @@
 //! - [`analysis`]: dead rules, intentions adopted and released at once, overlapping intentions,
 //!   duplicate and subsumed rules.
 //! - [`normal`]: egg normal forms of conditions.
+//! - [`frame`]: the frame conditions of the agents' Kripke frames (`docs/frames.md` §2), over
+//!   every world the rules allow.
 //!
-//! Not yet here: the frame conditions (specified in `docs/frames.md` §2) and ranking functions
-//! for liveness.
+//! Not yet here: ranking functions for liveness.
 
 pub mod analysis;
 pub mod cond;
+pub mod frame;
 pub mod normal;
 pub mod ranking;
 

@@ -546,10 +546,11 @@ fn an_intend_implying_achieved_warns() {
         intend_achieved("B(self) done(3)", &["B(self) done(4)", "B(self) done(3)"]),
         ["HA0053"]
     );
-    assert_eq!(
-        intend_achieved("line = \"a\"", &["line = \"a\""]),
-        ["HA0053"]
-    );
+    // (An achieved condition reading the parameter also leaves seriality of R^D and R^I
+    // unproved, HA0059: `frontend/tests/frames.rs`.)
+    let mut got = intend_achieved("line = \"a\"", &["line = \"a\""]);
+    got.retain(|c| c != "HA0059");
+    assert_eq!(got, ["HA0053"]);
 }
 
 #[test]

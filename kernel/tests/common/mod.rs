@@ -6,12 +6,14 @@
 #![allow(dead_code)]
 
 use hilbert_certificates::cert::{self, Body, SourceDigest};
+use hilbert_certificates::ir::{Agent, CommitmentStrategy};
 use hilbert_frontend::explore::{Graph, Limits, StateId, reference};
 use hilbert_frontend::obligations::{self, Status};
 use hilbert_frontend::{check_project, project};
 use hilbert_kernel::check::{Kind, obligations as derive};
 use hilbert_kernel::eval::holds;
-use hilbert_kernel::semantics::{Semantics, State};
+use hilbert_kernel::semantics::{Atom, Semantics, State};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -84,9 +86,100 @@ pub fn build(dir: &Path) -> Vec<Built> {
                         .is_some_and(|th| matches!(th.status, Status::Proved));
                     (t.clone(), proved)
                 })
+                .chain(std::iter::once((c.frame.clone(), frame_judged(&c.bytes))))
                 .collect(),
         })
         .collect()
+}
+
+/// Whether the frame of the worlds over `beliefs` (every belief set with every attention)
+/// satisfies D for R^B, R^D, R^I, 4 and 5 for R^B and R^D ⊆ R^I, for the desires `served`:
+/// the definitions of `docs/frames.md` §1 evaluated by brute force over pairs and triples of
+/// worlds, independently of the kernel's grouped check.
+pub fn frame_holds(agent: &Agent, served: &[usize], beliefs: &[&BTreeSet<Atom>]) -> bool {
+    type W<'a> = (&'a BTreeSet<Atom>, u32);
+    if served
+        .iter()
+        .any(|&d| !agent.desires[d].params_used.is_empty())
+    {
+        return false;
+    }
+    let n = agent.attentions.len().max(1) as u32;
+    let mut worlds: Vec<W> = Vec::new();
+    for b in beliefs {
+        for a in 0..n {
+            if !worlds.contains(&(b, a)) {
+                worlds.push((b, a));
+            }
+        }
+    }
+    let att = |w: W| -> Vec<u32> {
+        let on: Vec<u32> = agent
+            .attends
+            .iter()
+            .filter(|(c, _)| holds(c, w.0, Some(w.1)))
+            .map(|(_, t)| *t)
+            .collect();
+        if on.is_empty() { vec![w.1] } else { on }
+    };
+    let rb = |w: W, v: W| w.0 == v.0 && att(w).contains(&v.1);
+    let ach = |d: usize, w: (&BTreeSet<Atom>, u32)| {
+        agent.desires[d]
+            .achieved
+            .iter()
+            .any(|c| holds(c, w.0, Some(w.1)))
+    };
+    let imp = |d: usize, w: (&BTreeSet<Atom>, u32)| {
+        agent.desires[d]
+            .impossible
+            .iter()
+            .any(|(c, _)| holds(c, w.0, Some(w.1)))
+    };
+    let desired = |d: usize, w: W| !ach(d, w) && !imp(d, w);
+    let intended = |d: usize, w: W| {
+        agent
+            .intends
+            .iter()
+            .any(|i| i.desire as usize == d && holds(&i.cond, w.0, Some(w.1)))
+            && !ach(d, w)
+            && (agent.commit == CommitmentStrategy::Blind || !imp(d, w))
+    };
+    let rd = |w: W, v: W| served.iter().all(|&d| !desired(d, w) || ach(d, v));
+    let ri = |w: W, v: W| served.iter().all(|&d| !intended(d, w) || ach(d, v));
+    let serial = |r: &dyn Fn(W, W) -> bool| worlds.iter().all(|&w| worlds.iter().any(|&v| r(w, v)));
+    let mut ok = serial(&rb) && serial(&rd) && serial(&ri);
+    for &w in &worlds {
+        for &u in &worlds {
+            for &v in &worlds {
+                if w.0 != u.0 || w.0 != v.0 {
+                    continue;
+                }
+                ok &= !(rb(w, u) && rb(u, v)) || rb(w, v);
+                ok &= !(rb(w, u) && rb(w, v)) || rb(u, v);
+            }
+            ok &= !rd(w, u) || ri(w, u);
+        }
+    }
+    ok
+}
+
+/// The judge's word on a certificate's frame obligation.
+fn frame_judged(bytes: &[u8]) -> bool {
+    let body = cert::decode(bytes).expect("the frontend's certificates decode");
+    let n = body.network as usize;
+    let net = &body.ir.networks[n];
+    let agent = &body.ir.agents[net.agent.0 as usize];
+    let sem = Semantics::new(net, agent);
+    let (_, states) = reference::explore(&sem, vec![sem.initial()], Limits::default());
+    let served = derive(&body.ir, n)
+        .into_iter()
+        .find_map(|(_, k)| match k {
+            Kind::Frame(s) => Some(s),
+            _ => None,
+        })
+        .unwrap_or_default();
+    let beliefs: Vec<&BTreeSet<Atom>> = states.iter().map(|s| &s.beliefs).collect();
+    frame_holds(agent, &served, &beliefs)
 }
 
 /// Every certificate of every example under `examples/`, built once per test binary.
@@ -171,6 +264,10 @@ pub fn claim_holds(body: &Body) -> Option<bool> {
                     .succ(StateId(s))
                     .all(|e| e.tells.iter().all(|&(p, m, ok)| ok || p != plan || m != k))
             }),
+            Kind::Frame(served) => {
+                let beliefs: Vec<&BTreeSet<Atom>> = states.iter().map(|s| &s.beliefs).collect();
+                frame_holds(agent, &served, &beliefs)
+            }
         };
         all &= holds_now;
     }

@@ -1,0 +1,207 @@
+//! The frame rule: the Kripke frame of a network's explored worlds (`docs/frames.md` §1), and
+//! its frame conditions evaluated on it. A world is a belief set of the certificate's states
+//! with an attention of the agent; the relations are computed from the agent's rules with
+//! [`holds`]. No search and no solver: every check is a pass over the worlds, grouped by their
+//! attention sets, desired sets and intended sets so that it stays linear in the states.
+
+use crate::check::{Refusal, Verdict};
+use crate::eval::holds;
+use crate::semantics::Atom;
+use hilbert_certificates::ir::{Agent, CommitmentStrategy, Ir, Network};
+use std::collections::{BTreeMap, BTreeSet};
+
+type Beliefs = BTreeSet<Atom>;
+
+/// A set of desires, as one flag per desire the binding serves.
+type Set = Vec<bool>;
+
+fn subset(s: &Set, t: &Set) -> bool {
+    s.iter().zip(t).all(|(x, y)| !x || *y)
+}
+
+/// A world as a person reads it: its beliefs and its attention.
+fn show(ir: &Ir, net: &Network, b: &Beliefs, a: u32) -> String {
+    let atoms: Vec<String> = b
+        .iter()
+        .map(|x| {
+            let args: Vec<String> = x.args.iter().map(|v| net.show_value(v)).collect();
+            ir.atom_text(net.agent, x.told, x.belief, &args)
+        })
+        .collect();
+    let attention = ir
+        .agents
+        .get(net.agent.0 as usize)
+        .and_then(|g| g.attentions.get(a as usize))
+        .map_or_else(|| "its default attention".into(), Clone::clone);
+    format!("world {{{}}} attending {attention}", atoms.join(", "))
+}
+
+/// Checks the frame of network `net` (of `ir`, run by `agent`) over the belief sets `beliefs`,
+/// for the desires `served` (indices into the agent's desires).
+pub fn check_frame(
+    ir: &Ir,
+    net: &Network,
+    agent: &Agent,
+    served: &[usize],
+    beliefs: &[&Beliefs],
+    oblig: &str,
+) -> Verdict {
+    let refuse = |rule: &'static str, w: Option<(&Beliefs, u32)>, reason: String| {
+        Verdict::Refused(Refusal {
+            obligation: oblig.into(),
+            state: w.map(|(b, a)| show(ir, net, b, a)),
+            rule,
+            reason,
+        })
+    };
+    if let Some(p) = served
+        .iter()
+        .find_map(|&d| agent.desires[d].params_used.first())
+    {
+        return refuse(
+            "frame.parameters",
+            None,
+            format!(
+                "a desire's conditions read the agent parameter `{p}`, whose value is not known at build time"
+            ),
+        );
+    }
+    let n = agent.attentions.len().max(1) as u32;
+    let mut distinct: Vec<&Beliefs> = beliefs.to_vec();
+    distinct.sort();
+    distinct.dedup();
+    let name = |a: u32| {
+        agent
+            .attentions
+            .get(a as usize)
+            .map_or_else(|| format!("#{a}"), Clone::clone)
+    };
+    // R^B: (b, a) R^B (b, a') iff a' ∈ Att(b, a).
+    for &b in &distinct {
+        let att: Vec<Vec<u32>> = (0..n)
+            .map(|a| {
+                let mut out: Vec<u32> = agent
+                    .attends
+                    .iter()
+                    .filter(|(c, _)| holds(c, b, Some(a)))
+                    .map(|(_, t)| *t)
+                    .collect();
+                if out.is_empty() {
+                    out.push(a);
+                }
+                out.sort_unstable();
+                out.dedup();
+                out.retain(|&t| t < n);
+                out
+            })
+            .collect();
+        for (a, succ) in att.iter().enumerate() {
+            if succ.is_empty() {
+                return refuse(
+                    "frame.D-belief",
+                    Some((b, a as u32)),
+                    "D for R^B: the world has no belief-accessible world (its attention rules name no attention of the agent)".into(),
+                );
+            }
+        }
+        for (aw, succ) in att.iter().enumerate() {
+            for &au in succ {
+                for &av in &att[au as usize] {
+                    if !succ.contains(&av) {
+                        return refuse(
+                            "frame.4",
+                            Some((b, aw as u32)),
+                            format!(
+                                "4 for R^B (transitivity): it reaches the world attending {} and that one the world attending {}, which it does not reach",
+                                name(au),
+                                name(av)
+                            ),
+                        );
+                    }
+                }
+            }
+            for &au in succ {
+                for &av in succ {
+                    if !att[au as usize].contains(&av) {
+                        return refuse(
+                            "frame.5",
+                            Some((b, aw as u32)),
+                            format!(
+                                "5 for R^B (Euclidean): it reaches the worlds attending {} and {}, but the first does not reach the second",
+                                name(au),
+                                name(av)
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+    }
+    // R^D and R^I, grouped: each world's achieved, desired and intended sets.
+    let blind = agent.commit == CommitmentStrategy::Blind;
+    let mut achieved: BTreeMap<Set, (&Beliefs, u32)> = BTreeMap::new();
+    let mut minds: BTreeMap<(Set, Set), (&Beliefs, u32)> = BTreeMap::new();
+    for &b in &distinct {
+        for a in 0..n {
+            let (mut ach, mut des, mut int) = (Set::new(), Set::new(), Set::new());
+            for &d in served {
+                let desire = &agent.desires[d];
+                let done = desire.achieved.iter().any(|c| holds(c, b, Some(a)));
+                let imp = desire.impossible.iter().any(|(c, _)| holds(c, b, Some(a)));
+                let meant = agent
+                    .intends
+                    .iter()
+                    .any(|i| i.desire as usize == d && holds(&i.cond, b, Some(a)));
+                ach.push(done);
+                des.push(!done && !imp);
+                int.push(meant && !done && (blind || !imp));
+            }
+            achieved.entry(ach).or_insert((b, a));
+            minds.entry((des, int)).or_insert((b, a));
+        }
+    }
+    let names = |s: &Set| {
+        let v: Vec<&str> = served
+            .iter()
+            .zip(s)
+            .filter(|(_, x)| **x)
+            .map(|(&d, _)| agent.desires[d].name.as_str())
+            .collect();
+        format!("{{{}}}", v.join(", "))
+    };
+    for (rule, axiom, pick) in [
+        ("frame.D-desire", "D for R^D", 0),
+        ("frame.D-intention", "D for R^I", 1),
+    ] {
+        for ((des, int), &w) in &minds {
+            let s = if pick == 0 { des } else { int };
+            if !achieved.keys().any(|a| subset(s, a)) {
+                return refuse(
+                    rule,
+                    Some(w),
+                    format!(
+                        "{axiom} (seriality): no explored world achieves all of {} at once",
+                        names(s)
+                    ),
+                );
+            }
+        }
+    }
+    for ((des, int), &w) in &minds {
+        for (a, &(vb, va)) in &achieved {
+            if subset(des, a) && !subset(int, a) {
+                return refuse(
+                    "frame.realism",
+                    Some(w),
+                    format!(
+                        "realism (R^D ⊆ R^I): it desires {} and intends {}; the {} achieves what it desires but not what it intends",
+                        names(des),
+                        names(int),
+                        show(ir, net, vb, va)
+                    ),
+                );
+            }
+        }
+    }
+    Verdict::Proved
+}

@@ -1,0 +1,96 @@
+//! The kernel's frame rule on hand-made certificates: the seed's `Operator.Work` with its IR
+//! changed so that the explored worlds break realism, or 4 for R^B; the seed itself admitted.
+
+mod common;
+
+use hilbert_certificates::cert::{self, Body};
+use hilbert_certificates::ir::{
+    CommitmentStrategy, CompareOp, Cond, CondTerm, Literal, Pattern, PatternArg,
+};
+use hilbert_kernel::check::{Verdict, check};
+
+fn seed_work() -> (Body, Vec<[u8; 32]>) {
+    let built = common::build(&common::root().join("examples/production-line"));
+    let work = built
+        .into_iter()
+        .find(|b| b.name == "Operator.Work")
+        .unwrap();
+    (cert::decode(&work.bytes).unwrap(), work.digests)
+}
+
+fn frame_verdict(mut body: Body, digests: &[[u8; 32]]) -> Verdict {
+    body.ir_sha256 = cert::sha256(&cert::ir_bytes(&body.ir));
+    let report = check(&cert::encode(&body), Some(digests));
+    assert!(report.invalid.is_none(), "{:?}", report.invalid);
+    let (_, v) = report
+        .obligations
+        .iter()
+        .find(|(n, _)| n == "Operator.Work_frame")
+        .expect("the kernel derives the frame obligation")
+        .clone();
+    if v != Verdict::Proved {
+        assert!(report.admitted.is_none());
+    }
+    v
+}
+
+#[test]
+fn the_seed_frame_is_admitted() {
+    let (body, digests) = seed_work();
+    assert_eq!(frame_verdict(body, &digests), Verdict::Proved);
+}
+
+#[test]
+fn a_blind_agent_that_intends_what_it_believes_impossible_is_refused_by_realism() {
+    let (mut body, digests) = seed_work();
+    let agent = &mut body.ir.agents[0];
+    agent.commit = CommitmentStrategy::Blind;
+    // Produced is impossible once made(0) is believed, which the plan's first step does; the
+    // blind agent keeps intending it (`intend Work for Produced when made(n) ∧ n < 3`).
+    let made = agent.beliefs.iter().position(|b| b.name == "made").unwrap() as u32;
+    // (Not a constant atom, so no release obligation comes with it.)
+    agent.desires[0].impossible.push((
+        Cond::And(vec![
+            Cond::Believes(Pattern {
+                belief: hilbert_certificates::ir::BeliefId(made),
+                args: vec![PatternArg::Var(0)],
+            }),
+            Cond::Compare(
+                CompareOp::Eq,
+                CondTerm::Var(0),
+                CondTerm::Literal(Literal::Int(0)),
+            ),
+        ]),
+        "made(0) is believed impossible".into(),
+    ));
+    let Verdict::Refused(r) = frame_verdict(body.clone(), &digests) else {
+        panic!("admitted")
+    };
+    assert_eq!(r.rule, "frame.realism", "{r:?}");
+    assert!(r.reason.contains("intends {Produced}"), "{r:?}");
+    assert!(
+        r.state.as_deref().is_some_and(|w| w.contains("made(0)")),
+        "{r:?}"
+    );
+    // The same IR with a single-minded agent is admitted: it drops the intention.
+    body.ir.agents[0].commit = CommitmentStrategy::SingleMinded;
+    assert_eq!(frame_verdict(body, &digests), Verdict::Proved);
+}
+
+#[test]
+fn flip_flopping_attention_rules_are_refused_by_4() {
+    let (mut body, digests) = seed_work();
+    let agent = &mut body.ir.agents[0];
+    agent.attends.push((Cond::Attending(0), 1));
+    agent.attends.push((Cond::Attending(1), 0));
+    let Verdict::Refused(r) = frame_verdict(body, &digests) else {
+        panic!("admitted")
+    };
+    assert_eq!(r.rule, "frame.4", "{r:?}");
+    assert!(
+        r.state
+            .as_deref()
+            .is_some_and(|w| w.contains("attending Producing")),
+        "{r:?}"
+    );
+}
