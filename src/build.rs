@@ -190,6 +190,18 @@ pub fn run(args: &Args) -> u8 {
         _ => Proofs::default(),
     };
     drop(progress);
+    if let Some(dir) = &args.emit_smt {
+        // The queries proving asked (ranking functions), beside the checks' queries.
+        for q in &proofs.smt {
+            let path = std::path::Path::new(dir).join(format!("{}.smt2", q.name));
+            if let Err(e) = std::fs::write(&path, q.file_text()) {
+                return output::fail(
+                    &format!("cannot write `{}`: {e}", path.display()),
+                    "choose a writable directory with --emit-smt DIR",
+                );
+            }
+        }
+    }
     let explore_seconds = started.elapsed().as_secs_f64();
     let mut diagnostics = checked.diagnostics.clone();
     diagnostics.extend(proofs.diagnostics.iter().cloned());

@@ -200,6 +200,7 @@ fn ranking_expression(
     state: &dyn Fn(usize) -> State,
     ranks: &[u64],
     goal: &dyn Fn(StateId) -> bool,
+    queries: &mut Vec<hilbert_smt::Query>,
 ) -> Option<RankExpr> {
     let n = graph.len();
     let region: Vec<usize> = (0..n).filter(|&i| !goal(StateId(i as u32))).collect();
@@ -234,13 +235,15 @@ fn ranking_expression(
         }
     }
     let mut log = hilbert_smt::Log::new(hilbert_smt::Options::default());
-    let expr = hilbert_smt::ranking::synthesize(
+    let found = hilbert_smt::ranking::synthesize(
         &mut log,
         &format!("{name}.ranking"),
         &features,
         &values,
         &edges,
-    )?;
+    );
+    queries.extend(log.queries);
+    let expr = found?;
     // The kernel's rule, on the region: non-negative, and decreasing along every step in it.
     let r: Vec<u64> = states
         .iter()
@@ -302,6 +305,7 @@ pub fn certificate(
     sem: &Semantics,
     space: &Space,
     explore_abort: &dyn Fn(Vec<State>) -> Space,
+    queries: &mut Vec<hilbert_smt::Query>,
 ) -> Vec<u8> {
     let graph = &space.graph;
     let state = |i: usize| space.state(StateId(i as u32));
@@ -324,7 +328,7 @@ pub fn certificate(
                     .collect();
                 let goal = |s: StateId| goal_sets[graph.belief_set(s)];
                 let ranks = ranks(graph, &goal);
-                match ranking_expression(&name, graph, &state, &ranks, &goal) {
+                match ranking_expression(&name, graph, &state, &ranks, &goal, queries) {
                     Some(expr) => Witness::RankingExpr {
                         obligation: name,
                         expr,

@@ -116,6 +116,8 @@ pub struct Proofs {
     pub states: usize,
     /// Transitions explored in all.
     pub transitions: usize,
+    /// The SMT queries proving asked (ranking functions), for `--emit-smt`.
+    pub smt: Vec<hilbert_smt::Query>,
 }
 
 fn lower_camel(name: &str) -> String {
@@ -358,6 +360,7 @@ pub fn prove_using(
                 &sem,
                 &explored,
                 &explore_abort,
+                &mut proofs.smt,
             );
             proofs.certificates.push(NetworkCertificate {
                 name: format!("{}.{}", agent.name, binding.name),
