@@ -13,7 +13,7 @@
 use crate::certify;
 use crate::check::{BindingTarget, Program};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::explore::{self, Explorer, Graph, Limits, StateId, describe_event, show_value};
+use crate::explore::{self, Explorer, Graph, Limits, StateId, describe_event};
 use crate::source::{Dialect, SourceMap, Span};
 use crate::syntax::ast;
 use hilbert_certificates::cert::SourceDigest;
@@ -136,21 +136,8 @@ fn goal_text(sources: &SourceMap, e: &ast::Expr) -> String {
 
 /// An atom as a person reads it.
 pub fn show_atom(ir: &Ir, net: &Network, atom: &Atom) -> String {
-    let holder = atom.told.map_or(net.agent.0, |j| j.0) as usize;
-    let pred = ir
-        .agents
-        .get(holder)
-        .and_then(|a| a.beliefs.get(atom.belief.0 as usize))
-        .map_or("?", |b| b.name.as_str());
-    let args: Vec<String> = atom.args.iter().map(|v| show_value(net, v)).collect();
-    let core = format!("{pred}({})", args.join(", "));
-    match atom.told {
-        None => core,
-        Some(j) => format!(
-            "B({}) {core}",
-            ir.agents.get(j.0 as usize).map_or("?", |a| a.name.as_str())
-        ),
-    }
+    let args: Vec<String> = atom.args.iter().map(|v| net.show_value(v)).collect();
+    ir.atom_text(net.agent, atom.told, atom.belief, &args)
 }
 
 /// Proves every obligation of the project with the fast explorer, and writes each network's

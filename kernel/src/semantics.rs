@@ -239,6 +239,34 @@ struct Ctx<'b> {
     depth: u32,
 }
 
+impl Event {
+    /// How a person reads the event: the process (or the two processes of a rendezvous) and
+    /// what it did (`parts.1`, `τ`, or the abort from outside).
+    pub fn describe(&self, net: &Network) -> (String, String) {
+        match self {
+            Event::Tau { inst } if *inst == u32::MAX => ("(choice)".into(), "τ".into()),
+            Event::Tau { inst } => (net.instance_name(*inst).to_string(), "τ".into()),
+            Event::Sync {
+                sender,
+                receiver,
+                chan,
+                value,
+            } => (
+                format!(
+                    "{} → {}",
+                    net.instance_name(*sender),
+                    net.instance_name(*receiver)
+                ),
+                format!("{}.{}", net.channel_name(chan), net.show_value(value)),
+            ),
+            Event::Abort => (
+                "(environment)".into(),
+                format!("abort {}", net.instance_name(0)),
+            ),
+        }
+    }
+}
+
 impl<'a> Semantics<'a> {
     /// The semantics of `net`, whose agent is `agent`.
     pub fn new(net: &'a Network, agent: &'a Agent) -> Semantics<'a> {

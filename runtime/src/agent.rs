@@ -603,27 +603,9 @@ impl<'a> AgentRun<'a> {
         {
             let i = &self.intentions[k];
             let (process, event) = match &step.event {
-                semantics::Event::Tau { inst } => {
-                    (network.instance_name(*inst).to_string(), "τ".to_string())
-                }
-                semantics::Event::Sync {
-                    sender,
-                    receiver,
-                    chan,
-                    value,
-                } => (
-                    format!(
-                        "{} → {}",
-                        network.instance_name(*sender),
-                        network.instance_name(*receiver)
-                    ),
-                    format!(
-                        "{}.{}",
-                        network.channel_name(chan),
-                        network.show_value(value)
-                    ),
-                ),
+                // The runtime's own command landing on the plan: what runs is its handlers.
                 semantics::Event::Abort => ("(runtime)".to_string(), "handlers".to_string()),
+                other => other.describe(network),
             };
             let plan = self.agent.plans[i.plan].name.clone();
             let id = i.id;

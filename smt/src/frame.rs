@@ -439,50 +439,42 @@ pub fn check(ir: &Ir, a: usize, skip: &dyn Fn(Rule) -> bool, log: &mut Log) -> V
         network: None,
         verdict: verdict_of(found, &[]),
     });
-    let q = format!(
-        "are there worlds w, u, v of agent {} with w R^B u, u R^B v and not w R^B v? (unsat: 4 holds)",
-        agent.name
-    );
-    let found = ctx.ask(
-        &format!("{an}.frame.4"),
-        &q,
-        &twice,
-        Worlds::Shared(3),
-        &|e, ws| {
-            vec![
-                att_in(e, attends, &ws[1].attention, &ws[0]),
-                att_in(e, attends, &ws[2].attention, &ws[1]),
-                att_in(e, attends, &ws[2].attention, &ws[0]).not(),
-            ]
-        },
-    );
-    out.push(Outcome {
-        axiom: Axiom::Four,
-        network: None,
-        verdict: verdict_of(found, &[]),
-    });
-    let q = format!(
-        "are there worlds w, u, v of agent {} with w R^B u, w R^B v and not u R^B v? (unsat: 5 holds)",
-        agent.name
-    );
-    let found = ctx.ask(
-        &format!("{an}.frame.5"),
-        &q,
-        &twice,
-        Worlds::Shared(3),
-        &|e, ws| {
-            vec![
-                att_in(e, attends, &ws[1].attention, &ws[0]),
-                att_in(e, attends, &ws[2].attention, &ws[0]),
-                att_in(e, attends, &ws[2].attention, &ws[1]).not(),
-            ]
-        },
-    );
-    out.push(Outcome {
-        axiom: Axiom::Five,
-        network: None,
-        verdict: verdict_of(found, &[]),
-    });
+    // 4 and 5 differ only in which pairs of the three worlds are related: (from, to) of the two
+    // relations assumed, then the one denied.
+    for (axiom, tag, reading, pairs) in [
+        (
+            Axiom::Four,
+            "4",
+            "w R^B u, u R^B v and not w R^B v",
+            [(0, 1), (1, 2), (0, 2)],
+        ),
+        (
+            Axiom::Five,
+            "5",
+            "w R^B u, w R^B v and not u R^B v",
+            [(0, 1), (0, 2), (1, 2)],
+        ),
+    ] {
+        let q = format!(
+            "are there worlds w, u, v of agent {} with {reading}? (unsat: {tag} holds)",
+            agent.name
+        );
+        let found = ctx.ask(
+            &format!("{an}.frame.{tag}"),
+            &q,
+            &twice,
+            Worlds::Shared(3),
+            &|e, ws| {
+                let rel = |(f, t): (usize, usize)| att_in(e, attends, &ws[t].attention, &ws[f]);
+                vec![rel(pairs[0]), rel(pairs[1]), rel(pairs[2]).not()]
+            },
+        );
+        out.push(Outcome {
+            axiom,
+            network: None,
+            verdict: verdict_of(found, &[]),
+        });
+    }
     // The desire axioms, per scope.
     let all: Vec<usize> = (0..agent.desires.len()).collect();
     let mut scopes: Vec<(Option<usize>, Vec<usize>, String)> = vec![(None, all, an.clone())];

@@ -8,7 +8,7 @@
 pub mod fast;
 pub mod reference;
 
-use hilbert_certificates::ir::{Agent, Network, PlanId, Value};
+use hilbert_certificates::ir::{Agent, Network, PlanId};
 use hilbert_kernel::semantics::{Atom, Event, Fault, Semantics, State};
 use std::hash::{Hash, Hasher};
 
@@ -249,67 +249,9 @@ impl Graph {
     }
 }
 
-/// How a step is shown to a person: which process did what.
+/// How a step is shown to a person: which process did what (the kernel's own description).
 pub fn describe_event(net: &Network, event: &Event) -> (String, String) {
-    let name = |inst: u32| {
-        net.instances
-            .get(inst as usize)
-            .map_or_else(|| "?".to_string(), |i| i.name.clone())
-    };
-    match event {
-        Event::Tau { inst } if *inst == u32::MAX => ("(choice)".into(), "τ".into()),
-        Event::Tau { inst } => (name(*inst), "τ".into()),
-        Event::Sync {
-            sender,
-            receiver,
-            chan,
-            value,
-        } => (
-            format!("{} → {}", name(*sender), name(*receiver)),
-            format!("{}.{}", channel_name(net, chan), show_value(net, value)),
-        ),
-        Event::Abort => ("(environment)".into(), format!("abort {}", name(0))),
-    }
-}
-
-/// A channel's name as its plan declares it (`parts`), or a description.
-pub fn channel_name(net: &Network, chan: &Value) -> String {
-    match chan {
-        Value::Chan {
-            plan,
-            index,
-            instance,
-            ..
-        } => {
-            let code = net.plan(*plan);
-            let base = code
-                .channels
-                .get(*index as usize)
-                .and_then(|(slot, _)| code.slot_names.get(slot.0 as usize))
-                .cloned()
-                .unwrap_or_else(|| format!("chan{index}"));
-            if *instance == 0 {
-                base
-            } else {
-                let owner = net
-                    .instances
-                    .get(*instance as usize)
-                    .map_or("?", |i| i.name.as_str());
-                format!("{owner}.{base}")
-            }
-        }
-        other => show_value(net, other),
-    }
-}
-
-/// A value as the source would write it.
-pub fn show_value(net: &Network, v: &Value) -> String {
-    match v {
-        Value::Int(n) => n.to_string(),
-        Value::Bool(b) => b.to_string(),
-        Value::Str(s) => format!("{s:?}"),
-        Value::Chan { .. } => channel_name(net, v),
-    }
+    event.describe(net)
 }
 
 /// Which explorer builds a graph.
