@@ -744,18 +744,26 @@ impl Parser<'_> {
 
     // ------------------------------------------------------------ .ha
 
-    fn agent_file(&mut self) -> AgentFile {
-        let mut file = AgentFile::default();
+    /// The declarations of a file, each beginning with `keyword`; anything else is reported and
+    /// skipped to the next line that begins one.
+    fn declarations<T>(&mut self, keyword: &str, decl: fn(&mut Self) -> T) -> Vec<T> {
+        let mut out = Vec::new();
         while !self.at_eof() {
-            if self.at_kw("agent") {
-                file.agents.push(self.agent());
+            if self.at_kw(keyword) {
+                out.push(decl(self));
             } else {
-                self.unexpected("`agent`");
-                self.sync(&["agent"]);
+                self.unexpected(&format!("`{keyword}`"));
+                self.sync(&[keyword]);
                 self.eat(TokenKind::RBrace);
             }
         }
-        file
+        out
+    }
+
+    fn agent_file(&mut self) -> AgentFile {
+        AgentFile {
+            agents: self.declarations("agent", Self::agent),
+        }
     }
 
     fn agent(&mut self) -> Agent {
@@ -980,17 +988,9 @@ impl Parser<'_> {
     // ------------------------------------------------------------ .hk
 
     fn plan_file(&mut self) -> PlanFile {
-        let mut file = PlanFile::default();
-        while !self.at_eof() {
-            if self.at_kw("plan") {
-                file.plans.push(self.plan_decl());
-            } else {
-                self.unexpected("`plan`");
-                self.sync(&["plan"]);
-                self.eat(TokenKind::RBrace);
-            }
+        PlanFile {
+            plans: self.declarations("plan", Self::plan_decl),
         }
-        file
     }
 
     fn plan_decl(&mut self) -> PlanDecl {
@@ -1437,17 +1437,9 @@ impl Parser<'_> {
     // ------------------------------------------------------------ .hb
 
     fn values_file(&mut self) -> ValuesFile {
-        let mut file = ValuesFile::default();
-        while !self.at_eof() {
-            if self.at_kw("values") {
-                file.blocks.push(self.values_block());
-            } else {
-                self.unexpected("`values`");
-                self.sync(&["values"]);
-                self.eat(TokenKind::RBrace);
-            }
+        ValuesFile {
+            blocks: self.declarations("values", Self::values_block),
         }
-        file
     }
 
     fn values_block(&mut self) -> ValuesBlock {
