@@ -4,12 +4,13 @@
 
 use crate::check::{Color, Input, load_project};
 use crate::{Format, output, sarif};
-use hilbert_certificates::cert::SourceDigest;
+use hilbert_certificates::cert::{self, SourceDigest};
+use hilbert_certificates::ir::Ir;
 use hilbert_frontend::explore::Limits;
 use hilbert_frontend::obligations::{self, Counterexample, Proofs, Status, Theorem};
 use hilbert_frontend::render::{self, Summary};
 use hilbert_frontend::{Diagnostic, SourceMap, check_project_with};
-use hilbert_kernel::check::Verdict;
+use hilbert_kernel::check::{Expected, Verdict, admit_build};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -65,23 +66,36 @@ struct FrameWord {
     word: KernelWord,
 }
 
-/// The kernel's word per theorem name, whether every certificate was admitted, the seconds the
-/// kernel took, and its word on each network's frame.
+/// The kernel's word per theorem name, whether the kernel admitted the build (an admitted
+/// certificate for every network of the IR, `hilbert_kernel::check::admit_build`), the seconds
+/// the kernel took, and its word on each network's frame.
 type KernelWords = (Vec<(String, KernelWord)>, bool, f64, Vec<FrameWord>);
 
-/// Writes every certificate under `out`, reads it back and hands it to the kernel.
-fn kernel(proofs: &Proofs, out: &str, digests: &[[u8; 32]]) -> Result<KernelWords, String> {
+/// Writes every certificate under `out`, reads it back and hands it to the kernel, which checks
+/// it against the sources and the IR they lower to, and then whether the admitted certificates
+/// cover every network of that IR.
+fn kernel(
+    proofs: &Proofs,
+    out: &str,
+    ir: Option<&Ir>,
+    sources: &[SourceDigest],
+) -> Result<KernelWords, String> {
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create `{out}`: {e}"))?;
     let started = Instant::now();
     let mut words = Vec::new();
     let mut frames = Vec::new();
-    let mut all = true;
+    let mut tokens = Vec::new();
+    let ir_bytes = ir.map(cert::ir_bytes).unwrap_or_default();
+    let expected = Expected {
+        sources,
+        ir: &ir_bytes,
+    };
     for c in &proofs.certificates {
         let path = format!("{}/{}.cert", out.trim_end_matches('/'), c.name);
         std::fs::write(&path, &c.bytes).map_err(|e| format!("cannot write `{path}`: {e}"))?;
         let bytes = std::fs::read(&path).map_err(|e| format!("cannot read `{path}` back: {e}"))?;
-        let report = hilbert_kernel::check::check(&bytes, Some(digests));
-        all &= report.admitted.is_some();
+        let report = hilbert_kernel::check::check(&bytes, Some(&expected));
+        tokens.extend(report.admitted.clone());
         let verdict = report.obligations.iter().find(|(n, _)| *n == c.frame);
         let word = match (&report.invalid, verdict) {
             (Some(why), _) => KernelWord {
@@ -131,18 +145,19 @@ fn kernel(proofs: &Proofs, out: &str, digests: &[[u8; 32]]) -> Result<KernelWord
                     reason: Some(format!("{}: {}", r.rule, r.reason)),
                     certificate: Some(path.clone()),
                 },
-                (None, None) => {
-                    all = false;
-                    KernelWord {
-                        admitted: false,
-                        reason: Some("the kernel derives no such obligation".into()),
-                        certificate: Some(path.clone()),
-                    }
-                }
+                (None, None) => KernelWord {
+                    admitted: false,
+                    reason: Some("the kernel derives no such obligation".into()),
+                    certificate: Some(path.clone()),
+                },
             };
             words.push((name.clone(), word));
         }
     }
+    let all = match ir {
+        Some(ir) => admit_build(ir, &tokens.iter().collect::<Vec<_>>()).is_ok(),
+        None => false,
+    };
     Ok((words, all, started.elapsed().as_secs_f64(), frames))
 }
 
@@ -211,9 +226,9 @@ pub fn run(args: &Args) -> u8 {
         .theorems
         .iter()
         .any(|t| matches!(&t.status, Status::Unproved(r) if r.contains("--max-states")));
-    let digests: Vec<[u8; 32]> = source_digests.iter().map(|d| d.sha256).collect();
+    let ir = checked.ir.as_ref().filter(|_| !checked.has_errors());
     let (words, all_certificates, kernel_seconds, frames) =
-        match kernel(&proofs, &args.out, &digests) {
+        match kernel(&proofs, &args.out, ir, &source_digests) {
             Ok(k) => k,
             Err(e) => {
                 return output::fail(&e, "choose a writable directory with --out DIR");
@@ -533,7 +548,7 @@ fn json(
 }
 
 /// The bytes of a lowercase hex digest (as the inputs carry it).
-fn unhex(hex: &str) -> [u8; 32] {
+pub(crate) fn unhex(hex: &str) -> [u8; 32] {
     let mut out = [0u8; 32];
     for (i, byte) in out.iter_mut().enumerate() {
         *byte = hex

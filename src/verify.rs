@@ -1,17 +1,22 @@
-//! `hilbert verify CERT… [--sources PATH…]`: the kernel alone re-checks certificates, for
-//! auditors. No frontend runs: the bytes go to `hilbert_kernel::check::check`, and its report
-//! is printed. With `--sources`, the certificate's source digests must be exactly those of the
-//! given files. `--dump` prints the decoded certificate as JSON, for people to read the IR the
-//! kernel trusted next to the sources.
+//! `hilbert verify CERT… [--sources PATH…]`: the kernel re-checks certificates, for auditors.
+//! The bytes go to `hilbert_kernel::check::check`, and its report is printed. Without
+//! `--sources` nothing else runs: the kernel's word is about the IR inside each certificate.
+//! With `--sources`, the sources are loaded and lowered by the same deterministic lowering as
+//! `hilbert build` (`hilbert_frontend::lower_project`, no solver), and the kernel requires each
+//! certificate's sources to be those files, (path, digest) pair for pair, its IR to be the
+//! lowered IR byte for byte, and one admitted certificate for every network of that IR
+//! (`hilbert_kernel::check::admit_build`). `--dump` prints each decoded certificate as a
+//! listing (or, with `--format json`, as JSON), for people to read the IR the kernel trusted
+//! next to the sources.
 //!
 //! Exit codes: 0 every certificate admitted, 1 one refused or invalid, 2 a file that cannot be
 //! read (or a usage error).
 
 use crate::output;
-use hilbert_certificates::cert;
-use hilbert_kernel::check::{Report, Verdict, check};
+use hilbert_certificates::cert::{self, SourceDigest};
+use hilbert_certificates::ir::Ir;
+use hilbert_kernel::check::{Expected, Report, Verdict, admit_build, check};
 use serde::Serialize;
-use std::path::Path;
 
 /// How `hilbert verify` writes its report.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -35,63 +40,11 @@ pub struct Args {
     /// How to write the report.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
-    /// Print each decoded certificate as JSON (its sources, IR, states and witnesses) instead
-    /// of the report; the exit code is still the kernel's verdict.
+    /// Print each decoded certificate (its sources, IR, states and witnesses) instead of the
+    /// report: a listing to read, or JSON with `--format json`; the exit code is still the
+    /// kernel's verdict.
     #[arg(long)]
     dump: bool,
-}
-
-/// The SHA-256 of every source under `paths`: a file as given, a directory searched (skipping
-/// hidden directories and `target`) for .ha, .hk and .hb files. The same file twice counts once.
-fn source_digests(paths: &[String]) -> Result<Vec<[u8; 32]>, String> {
-    fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> Result<(), String> {
-        let shown = dir.display();
-        let mut entries: Vec<_> = std::fs::read_dir(dir)
-            .map_err(|e| format!("cannot read `{shown}`: {e}"))?
-            .collect::<Result<_, _>>()
-            .map_err(|e| format!("cannot read `{shown}`: {e}"))?;
-        entries.sort_by_key(|e| e.file_name());
-        for entry in entries {
-            let path = entry.path();
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if path.is_dir() {
-                if !name.starts_with('.') && name != "target" {
-                    walk(&path, out)?;
-                }
-            } else if ["ha", "hk", "hb"]
-                .iter()
-                .any(|x| path.extension().is_some_and(|e| e == *x))
-            {
-                out.push(path);
-            }
-        }
-        Ok(())
-    }
-    let mut files = Vec::new();
-    for p in paths {
-        let path = Path::new(p);
-        let meta = std::fs::metadata(path).map_err(|e| format!("cannot read `{p}`: {e}"))?;
-        if meta.is_dir() {
-            let before = files.len();
-            walk(path, &mut files)?;
-            if files.len() == before {
-                return Err(format!("`{p}` holds no .ha, .hk or .hb file"));
-            }
-        } else {
-            files.push(path.to_path_buf());
-        }
-    }
-    let mut seen = std::collections::HashSet::new();
-    let mut digests = Vec::new();
-    for f in files {
-        let canonical = std::fs::canonicalize(&f).unwrap_or_else(|_| f.clone());
-        if !seen.insert(canonical) {
-            continue;
-        }
-        let bytes = std::fs::read(&f).map_err(|e| format!("cannot read `{}`: {e}", f.display()))?;
-        digests.push(cert::sha256(&bytes));
-    }
-    Ok(digests)
 }
 
 #[derive(Serialize)]
@@ -110,6 +63,9 @@ struct CertificateJson<'a> {
     admitted: bool,
     invalid: Option<&'a str>,
     obligations: Vec<ObligationJson<'a>>,
+    /// The kernel's work on it, and the most it would do for a certificate of its size.
+    work: u64,
+    work_limit: u64,
 }
 
 #[derive(Serialize)]
@@ -117,10 +73,29 @@ struct ReportJson<'a> {
     schema_version: u32,
     admitted: bool,
     certificates: Vec<CertificateJson<'a>>,
+    /// With `--sources`: whether the admitted certificates cover every network of the
+    /// sources' IR, and what is missing or does not belong.
+    coverage: Option<CoverageJson<'a>>,
 }
 
-fn certificate_json<'a>(path: &'a str, r: &'a Report) -> CertificateJson<'a> {
+#[derive(Serialize)]
+struct CoverageJson<'a> {
+    networks: usize,
+    admitted: bool,
+    problems: &'a [String],
+}
+
+/// With `--sources`: the networks of the sources' IR, and what keeps the certificates from
+/// covering them (empty when every network has exactly one admitted certificate).
+struct Coverage {
+    networks: usize,
+    problems: Vec<String>,
+}
+
+fn certificate_json<'a>(path: &'a str, r: &'a Report, bytes: usize) -> CertificateJson<'a> {
     CertificateJson {
+        work: r.work,
+        work_limit: hilbert_kernel::check::work_limit(bytes),
         path,
         network: r.network.as_deref(),
         admitted: r.admitted.is_some(),
@@ -148,7 +123,7 @@ fn certificate_json<'a>(path: &'a str, r: &'a Report) -> CertificateJson<'a> {
     }
 }
 
-fn human(reports: &[(String, Report)]) -> String {
+fn human(reports: &[(String, Report)], coverage: Option<&Coverage>) -> String {
     let mut text = String::new();
     for (path, r) in reports {
         let network = r.network.as_deref().unwrap_or("?");
@@ -183,7 +158,27 @@ fn human(reports: &[(String, Report)]) -> String {
         });
     }
     let refused = reports.iter().filter(|(_, r)| r.admitted.is_none()).count();
-    if refused == 0 {
+    if let Some(c) = coverage {
+        text.push_str(&format!(
+            "\nsources: {} network{}",
+            c.networks,
+            if c.networks == 1 { "" } else { "s" }
+        ));
+        if c.problems.is_empty() {
+            text.push_str(", each with one admitted certificate\n");
+        } else {
+            text.push_str(", not covered:\n");
+            for p in &c.problems {
+                text.push_str(&format!("  {p}\n"));
+            }
+        }
+    }
+    if coverage.is_some_and(|c| !c.problems.is_empty()) {
+        text.push_str(&format!(
+            "\nnot admitted: the certificates do not cover the sources ({refused} of {} refused)\n",
+            reports.len()
+        ));
+    } else if refused == 0 {
         text.push_str(&format!(
             "\nadmitted: the kernel admitted {} certificate{}\n",
             reports.len(),
@@ -262,6 +257,23 @@ fn dump(certs: &[(String, Vec<u8>)]) -> String {
     text
 }
 
+/// With `--sources`: the sources loaded as `hilbert build` loads them, their (path, digest)
+/// pairs, and the IR they lower to (or how many errors keep them from lowering).
+fn lower_sources(paths: &[String]) -> Result<(Vec<SourceDigest>, Result<Ir, usize>), u8> {
+    let (loaded, inputs) = crate::check::load_project(paths)?;
+    let sources = inputs
+        .iter()
+        .map(|i| SourceDigest {
+            path: i.path.clone(),
+            sha256: crate::build::unhex(&i.sha256),
+        })
+        .collect();
+    Ok((
+        sources,
+        hilbert_frontend::lower_project(&loaded).map_err(|errors| errors.len()),
+    ))
+}
+
 /// Runs the command and returns its exit code.
 pub fn run(args: &Args) -> u8 {
     let mut certs = Vec::new();
@@ -276,37 +288,91 @@ pub fn run(args: &Args) -> u8 {
             }
         }
     }
-    let digests = if args.sources.is_empty() {
+    let lowered = if args.sources.is_empty() {
         None
     } else {
-        match source_digests(&args.sources) {
-            Ok(d) => Some(d),
-            Err(e) => {
-                return output::fail(
-                    &e,
-                    "name the source files or project directory the certificates were built from",
-                );
-            }
+        match lower_sources(&args.sources) {
+            Ok(x) => Some(x),
+            Err(code) => return code,
         }
     };
+    let ir_bytes = match &lowered {
+        Some((_, Ok(ir))) => Some(cert::ir_bytes(ir)),
+        _ => None,
+    };
+    let expected = lowered
+        .as_ref()
+        .zip(ir_bytes.as_ref())
+        .map(|((sources, _), ir)| Expected { sources, ir });
     let reports: Vec<(String, Report)> = certs
         .iter()
-        .map(|(path, bytes)| (path.clone(), check(bytes, digests.as_deref())))
+        .map(|(path, bytes)| {
+            let report = match &lowered {
+                // No certificate can be about sources that do not lower.
+                Some((_, Err(errors))) => Report {
+                    network: None,
+                    obligations: Vec::new(),
+                    invalid: Some(format!(
+                        "the given sources do not lower to an IR ({errors} error{}; `hilbert check` shows them)",
+                        if *errors == 1 { "" } else { "s" }
+                    )),
+                    admitted: None,
+                    work: 0,
+                },
+                _ => check(bytes, expected.as_ref()),
+            };
+            (path.clone(), report)
+        })
         .collect();
-    let admitted = reports.iter().all(|(_, r)| r.admitted.is_some());
+    let coverage = lowered
+        .as_ref()
+        .and_then(|(_, ir)| ir.as_ref().ok())
+        .map(|ir| {
+            let tokens: Vec<_> = reports
+                .iter()
+                .filter_map(|(_, r)| r.admitted.as_ref())
+                .collect();
+            let mut problems = admit_build(ir, &tokens).err().unwrap_or_default();
+            // Name the certificates that do not belong: a second one for a network.
+            let mut seen = std::collections::BTreeMap::new();
+            for (path, r) in &reports {
+                if let Some(a) = &r.admitted
+                    && let Some(first) = seen.insert(a.network(), path)
+                {
+                    problems.push(format!(
+                        "`{path}` is a second certificate for the network of `{first}`"
+                    ));
+                }
+            }
+            Coverage {
+                networks: ir.networks.len(),
+                problems,
+            }
+        });
+    let admitted = reports.iter().all(|(_, r)| r.admitted.is_some())
+        && coverage.as_ref().is_none_or(|c| c.problems.is_empty());
     let text = if args.dump {
-        dump(&certs)
+        match args.format {
+            Format::Json => dump(&certs),
+            Format::Human => listing(&certs),
+        }
     } else {
         match args.format {
-            Format::Human => human(&reports),
+            Format::Human => human(&reports, coverage.as_ref()),
             Format::Json => {
                 let report = ReportJson {
                     schema_version: crate::json::SCHEMA_VERSION,
                     admitted,
                     certificates: reports
                         .iter()
-                        .map(|(p, r)| certificate_json(p, r))
+                        .zip(&certs)
+                        .map(|((p, r), (_, bytes))| certificate_json(p, r, bytes.len()))
                         .collect(),
+                    coverage: coverage.as_ref().map(|c| CoverageJson {
+                        networks: c.networks,
+                        admitted: c.problems.is_empty(),
+                        problems: &c.problems,
+                    }),
                 };
                 let mut text = serde_json::to_string_pretty(&report).unwrap_or_default();
                 text.push('\n');
@@ -316,4 +382,17 @@ pub fn run(args: &Args) -> u8 {
     };
     output::stdout(&text);
     u8::from(!admitted)
+}
+
+/// Each certificate as a listing to read (`hilbert_frontend::listing`).
+fn listing(certs: &[(String, Vec<u8>)]) -> String {
+    let mut text = String::new();
+    for (path, bytes) in certs {
+        match cert::decode(bytes) {
+            Ok(_) => text.push_str(&dump(&[(path.clone(), bytes.clone())])),
+            Err(e) => text.push_str(&format!("{path}: invalid certificate: {e}\n")),
+        }
+        text.push('\n');
+    }
+    text
 }

@@ -136,7 +136,11 @@ fn certificates_checked_against_other_sources_are_refused() {
         let run = hilbert(&a, None);
         assert_eq!(run.code, Some(1), "{sources:?}: {}", run.stdout);
         assert!(
-            run.stdout.contains("source digests do not match"),
+            run.stdout.contains("names source")
+                || run
+                    .stdout
+                    .contains("is not among the certificate's sources")
+                || run.stdout.contains("do not lower"),
             "{}",
             run.stdout
         );
@@ -183,7 +187,10 @@ fn an_unreadable_certificate_or_source_is_an_environment_error() {
 #[test]
 fn dump_shows_the_decoded_certificate_as_json() {
     let (out, certs) = built("production-line");
-    let run = hilbert(&args(&["verify", "--dump"], &certs, &[]), None);
+    let run = hilbert(
+        &args(&["verify", "--dump", "--format", "json"], &certs, &[]),
+        None,
+    );
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     let entries = v.as_array().unwrap();
@@ -208,7 +215,7 @@ fn dump_shows_the_decoded_certificate_as_json() {
     // A file that is not a certificate is dumped as why not.
     let junk = out.join("junk.cert");
     std::fs::write(&junk, b"not a certificate").unwrap();
-    let run = hilbert(&["verify", "--dump", &junk], None);
+    let run = hilbert(&["verify", "--dump", "--format", "json", &junk], None);
     assert_eq!(run.code, Some(1));
     let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert!(
@@ -216,5 +223,92 @@ fn dump_shows_the_decoded_certificate_as_json() {
             .as_str()
             .unwrap()
             .contains("not a Hilbert certificate")
+    );
+}
+
+#[test]
+fn a_missing_certificate_leaves_its_network_uncovered() {
+    let (_out, certs) = built("production-line");
+    let work: Vec<String> = certs
+        .iter()
+        .filter(|c| c.ends_with("Operator.Work.cert"))
+        .cloned()
+        .collect();
+    let run = hilbert(
+        &args(
+            &["verify"],
+            &work,
+            &["--sources", "examples/production-line"],
+        ),
+        None,
+    );
+    assert_eq!(run.code, Some(1), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("no admitted certificate for network `Operator.Stop`"),
+        "{}",
+        run.stdout
+    );
+    // The same certificate twice is named as the second.
+    let stop = certs.iter().find(|c| c.ends_with("Stop.cert")).unwrap();
+    let twice = [work[0].clone(), work[0].clone(), stop.clone()];
+    let a = args(
+        &["verify"],
+        &twice,
+        &["--sources", "examples/production-line"],
+    );
+    let run = hilbert(&a, None);
+    assert_eq!(run.code, Some(1), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("is a second certificate"),
+        "{}",
+        run.stdout
+    );
+    // Without sources there is nothing to cover: each certificate stands alone.
+    let run = hilbert(&args(&["verify"], &work, &[]), None);
+    assert_eq!(run.code, Some(0), "{}", run.stdout);
+}
+
+#[test]
+fn a_certificate_of_edited_sources_wearing_the_original_names_is_refused() {
+    use hilbert_certificates::cert;
+    // The buyer pays first in the edited exchange, which therefore cannot deadlock; its honest
+    // certificate, relabelled with the original files' paths and digests and re-encoded, claims
+    // the same of the original, which deadlocks.
+    let original = "examples/cross-wait-deadlock";
+    let exchange = std::fs::read_to_string(format!("{original}/Exchange.hk")).unwrap();
+    let edited = exchange.replace("item ← goods ; 10 → payment", "10 → payment ; item ← goods");
+    assert_ne!(edited, exchange);
+    let dir = TempDir::with_files(&[
+        ("Exchange.hk", edited.as_bytes()),
+        (
+            "Trader.ha",
+            &std::fs::read(format!("{original}/Trader.ha")).unwrap(),
+        ),
+    ]);
+    let out = TempDir::with_files(&[]);
+    let run = hilbert(&["build", &dir.path(), "--out", &out.path()], None);
+    assert_eq!(
+        run.code,
+        Some(0),
+        "the edited exchange is admitted: {}",
+        run.stdout
+    );
+    let (_orig_out, orig_certs) = built("cross-wait-deadlock");
+    let honest = cert::decode(&std::fs::read(&orig_certs[0]).unwrap()).unwrap();
+    let mut body = cert::decode(&std::fs::read(out.join("Trader.Trade.cert")).unwrap()).unwrap();
+    body.sources = honest.sources.clone();
+    let forged = out.join("forged.cert");
+    std::fs::write(&forged, cert::encode(&body)).unwrap();
+    // The kernel alone admits it (it is true of the IR inside it) …
+    let run = hilbert(&["verify", &forged], None);
+    assert_eq!(run.code, Some(0), "{}", run.stdout);
+    // … but not against the sources it names.
+    let run = hilbert(&["verify", &forged, "--sources", original], None);
+    assert_eq!(run.code, Some(1), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("not the IR the given sources lower to"),
+        "{}",
+        run.stdout
     );
 }

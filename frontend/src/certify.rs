@@ -134,6 +134,32 @@ impl TableBuilder {
     }
 }
 
+/// The canonical order of a graph's states, the one the kernel requires: breadth-first from the
+/// graph's starts in order, each state's successors in the order of its steps. `order[k]` is the
+/// graph's id of the table's state `k`. (States the walk does not meet, which an explored graph
+/// never has, come last; the kernel refuses such a table.)
+pub fn canonical_order(graph: &Graph) -> Vec<u32> {
+    let n = graph.len();
+    let mut seen = vec![false; n];
+    let mut order: Vec<u32> = Vec::with_capacity(n);
+    for s in &graph.starts {
+        if !std::mem::replace(&mut seen[s.0 as usize], true) {
+            order.push(s.0);
+        }
+    }
+    let mut head = 0;
+    while head < order.len() {
+        for e in graph.succ(StateId(order[head])) {
+            if !std::mem::replace(&mut seen[e.to.0 as usize], true) {
+                order.push(e.to.0);
+            }
+        }
+        head += 1;
+    }
+    order.extend((0..n as u32).filter(|&i| !seen[i as usize]));
+    order
+}
+
 /// Ranks towards a goal: 0 on goal states; elsewhere one more than the largest rank of a
 /// successor (the longest path to the goal). States on a cycle that avoids the goal, or that
 /// cannot reach it, get `u64::MAX`: no ranking exists there, and the kernel will say so.
@@ -309,10 +335,11 @@ pub fn certificate(
 ) -> Vec<u8> {
     let graph = &space.graph;
     let state = |i: usize| space.state(StateId(i as u32));
+    let order = canonical_order(graph);
     let net = &ir.networks[n];
     let agent = &ir.agents[net.agent.0 as usize];
     let mut witnesses = Vec::new();
-    for (name, kind) in obligations(ir, n) {
+    for (name, kind) in obligations(ir, n).unwrap_or_default() {
         let w = match kind {
             Kind::NoDeadlock => Witness::Invariant { obligation: name },
             Kind::Live(d) => {
@@ -335,21 +362,25 @@ pub fn certificate(
                     },
                     None => Witness::Ranking {
                         obligation: name,
-                        ranks,
+                        ranks: order.iter().map(|&i| ranks[i as usize]).collect(),
                     },
                 }
             }
             Kind::Released(_, atom) => {
-                let starts: Vec<State> = (0..graph.len())
-                    .filter(|&i| graph.beliefs(StateId(i as u32)).contains(&atom))
-                    .map(|i| sem.abort_root(&state(i)).next)
+                // In the table's order, as the kernel meets them.
+                let starts: Vec<State> = order
+                    .iter()
+                    .filter(|&&i| graph.beliefs(StateId(i)).contains(&atom))
+                    .map(|&i| sem.abort_root(&state(i as usize)).next)
                     .collect();
                 let sub = explore_abort(starts);
                 let finished = |s: StateId| sub.graph.finished(s);
+                let sub_order = canonical_order(&sub.graph);
+                let sub_ranks = ranks(&sub.graph, &finished);
                 Witness::Release {
                     obligation: name,
-                    states: space_table(sub.graph.len(), &|i| sub.state(StateId(i as u32))),
-                    ranks: ranks(&sub.graph, &finished),
+                    states: space_table(sub_order.len(), &|k| sub.state(StateId(sub_order[k]))),
+                    ranks: sub_order.iter().map(|&i| sub_ranks[i as usize]).collect(),
                 }
             }
             Kind::TellFeasible(..) => Witness::TellFeasible { obligation: name },
@@ -363,7 +394,7 @@ pub fn certificate(
         ir_sha256: cert::sha256(&cert::ir_bytes(ir)),
         ir: ir.clone(),
         network: n as u32,
-        states: space_table(graph.len(), &state),
+        states: space_table(order.len(), &|k| state(order[k] as usize)),
         witnesses,
     };
     cert::encode(&body)

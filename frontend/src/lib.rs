@@ -59,6 +59,35 @@ impl Checked {
     }
 }
 
+/// The IR of the loaded files, by the same deterministic lowering as [`check_project`], without
+/// the analyses that ask Z3: what `hilbert verify --sources` compares a certificate's IR with.
+/// The errors, when the files do not lower.
+pub fn lower_project(
+    loaded: &project::Loaded,
+) -> Result<hilbert_certificates::ir::Ir, Vec<Diagnostic>> {
+    let mut diagnostics = loaded.diagnostics.clone();
+    let mut parsed = Vec::new();
+    for file in loaded.sources.files() {
+        if loaded.undecodable.contains(&file.id) {
+            continue;
+        }
+        let (module, mut diags) = syntax::parse(file);
+        diagnostics.append(&mut diags);
+        parsed.push(ParsedFile {
+            file: file.id,
+            module,
+        });
+    }
+    let (program, found) = check::resolve(&loaded.sources, &parsed);
+    diagnostics.extend(found);
+    diagnostics.retain(Diagnostic::is_error);
+    if !diagnostics.is_empty() {
+        return Err(diagnostics);
+    }
+    let (ir, found) = lower::lower(&program, &parsed);
+    if found.is_empty() { Ok(ir) } else { Err(found) }
+}
+
 /// Parses and checks every loaded file, with Z3's default options.
 pub fn check_project(loaded: &project::Loaded) -> Checked {
     check_project_with(loaded, hilbert_smt::Options::default())

@@ -353,6 +353,7 @@ pub fn prove_using(
                 name: format!("{}.{}", agent.name, binding.name),
                 theorems,
                 frame: hilbert_kernel::check::obligations(ir, net_index as usize)
+                    .unwrap_or_default()
                     .into_iter()
                     .find(|(_, k)| matches!(k, hilbert_kernel::check::Kind::Frame(_)))
                     .map(|(n, _)| n)

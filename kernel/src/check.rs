@@ -3,31 +3,72 @@
 //! certificate lists.
 //!
 //! The kernel decides what must be proved ([`obligations`]): the list comes from the IR, and
-//! the certificate must carry exactly one witness for each, in that order.
+//! the certificate must carry exactly one witness for each, in that order. The states are kept
+//! as the certificate's own compact table (a term index and a belief-set index per state); a
+//! state is written out as a tree only while its steps are computed.
 
 use crate::eval::holds;
-use crate::semantics::{After, Atom, Effects, Fault, Mode, Semantics, State, Term};
+use crate::semantics::{After, Atom, Fault, Mode, Semantics, State, Term};
 use hilbert_certificates::cert::{
-    self, AfterRec, AtomRec, Body, FaultRec, StateTable, TermNode, Witness,
+    self, AfterRec, AtomRec, Body, FaultRec, SourceDigest, StateTable, TermNode, Witness,
 };
 use hilbert_certificates::ir::{
     AgentId, BeliefId, Cond, Ir, Network, Node, PatternArg, PlanId, Value,
 };
 use std::collections::{BTreeSet, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Proof that the kernel admitted a certificate. Only this module can make one: its field is
-/// private, so outside the kernel the type can be named and held but never built.
+/// Proof that the kernel admitted one certificate: it names the certificate (the SHA-256 of
+/// its bytes), the IR it is about (the IR's SHA-256) and the network of that IR. Only this
+/// module can make one: its fields are private, so outside the kernel the type can be read and
+/// held but never built.
 ///
 /// ```
 /// fn gate(_: Option<hilbert_kernel::check::Admitted>) {}
 /// ```
 ///
 /// ```compile_fail
-/// let forged = hilbert_kernel::check::Admitted { _sealed: () };
+/// let forged = hilbert_kernel::check::Admitted { certificate: [0; 32], ir: [0; 32], network: 0 };
 /// ```
-#[derive(Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Admitted {
-    _sealed: (),
+    certificate: [u8; 32],
+    ir: [u8; 32],
+    network: u32,
+}
+
+impl Admitted {
+    /// The SHA-256 of the admitted certificate's bytes.
+    pub fn certificate(&self) -> &[u8; 32] {
+        &self.certificate
+    }
+    /// The SHA-256 of the IR the certificate is about.
+    pub fn ir(&self) -> &[u8; 32] {
+        &self.ir
+    }
+    /// Which network of that IR.
+    pub fn network(&self) -> u32 {
+        self.network
+    }
+}
+
+/// Proof that the kernel admitted a whole build: one admitted certificate for every network of
+/// one IR. Only [`admit_build`] makes one.
+#[derive(Debug)]
+pub struct BuildAdmitted {
+    ir: [u8; 32],
+    networks: usize,
+}
+
+impl BuildAdmitted {
+    /// The SHA-256 of the IR whose every network was admitted.
+    pub fn ir(&self) -> &[u8; 32] {
+        &self.ir
+    }
+    /// How many networks that IR has.
+    pub fn networks(&self) -> usize {
+        self.networks
+    }
 }
 
 /// Why the kernel refused an obligation.
@@ -63,6 +104,8 @@ pub struct Report {
     pub invalid: Option<String>,
     /// Present only when every obligation was proved.
     pub admitted: Option<Admitted>,
+    /// The work the check took, in the units of [`work_limit`].
+    pub work: u64,
 }
 
 impl Report {
@@ -72,8 +115,19 @@ impl Report {
             obligations: Vec::new(),
             invalid: Some(reason),
             admitted: None,
+            work: 0,
         }
     }
+}
+
+/// What the certificate must be about, when the caller knows the sources: their paths and
+/// digests, and the postcard bytes of the IR they lower to.
+#[derive(Clone, Copy, Debug)]
+pub struct Expected<'a> {
+    /// Every source file, as the build named it, with its SHA-256.
+    pub sources: &'a [SourceDigest],
+    /// The IR the sources lower to ([`cert::ir_bytes`]).
+    pub ir: &'a [u8],
 }
 
 /// What an obligation is about.
@@ -92,24 +146,67 @@ pub enum Kind {
     Frame(Vec<usize>),
 }
 
+/// The most slots a plan may declare: the kernel makes an environment of that many values for
+/// every thread, so a larger count is refused (a fixed limit, which fails closed).
+pub const MAX_SLOTS: u32 = 1 << 16;
+
 /// The obligations of network `n`, named as the build names them, in this order: no deadlock;
 /// then for each desire the binding serves, its liveness and, when its `impossible` condition is
 /// one belief with constant arguments that some `believe` of the network could raise, its
 /// release; then every tell of every plan of the network; last, the frame of the explored
-/// worlds (`Agent.Binding_frame`).
-pub fn obligations(ir: &Ir, n: usize) -> Vec<(String, Kind)> {
-    let Some(net) = ir.networks.get(n) else {
-        return Vec::new();
+/// worlds (`Agent.Binding_frame`). A network that cannot be resolved (no such network, agent
+/// or root plan, or not exactly one binding of its agent naming it) has no obligations: it is
+/// an error, never an empty list.
+pub fn obligations(ir: &Ir, n: usize) -> Result<Vec<(String, Kind)>, String> {
+    let net = ir
+        .networks
+        .get(n)
+        .ok_or_else(|| format!("network {n} is not in the IR"))?;
+    let agent = ir.agents.get(net.agent.0 as usize).ok_or_else(|| {
+        format!(
+            "network {n} names agent {}, which is not in the IR",
+            net.agent.0
+        )
+    })?;
+    let mut bound = agent
+        .plans
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.network == Some(n as u32));
+    let binding = match (bound.next(), bound.next()) {
+        (Some((i, b)), None) if b.name == net.binding => i,
+        (Some((_, b)), None) => {
+            return Err(format!(
+                "network {n} is the scene of `{}`, but the binding naming it is `{}`",
+                net.binding, b.name
+            ));
+        }
+        (None, _) => {
+            return Err(format!(
+                "no plan binding of agent `{}` names network {n}",
+                agent.name
+            ));
+        }
+        (Some(_), Some(_)) => {
+            return Err(format!(
+                "more than one plan binding of agent `{}` names network {n}",
+                agent.name
+            ));
+        }
     };
-    let Some(agent) = ir.agents.get(net.agent.0 as usize) else {
-        return Vec::new();
-    };
-    let Some(binding) = agent.plans.iter().position(|b| b.network == Some(n as u32)) else {
-        return Vec::new();
-    };
-    let Some(root) = net.plans.get(net.root.0 as usize) else {
-        return Vec::new();
-    };
+    let root = net.plans.get(net.root.0 as usize).ok_or_else(|| {
+        format!(
+            "the root plan {} of network {n} is not among its {} plans",
+            net.root.0,
+            net.plans.len()
+        )
+    })?;
+    if let Some(p) = net.plans.iter().find(|p| p.slots > MAX_SLOTS) {
+        return Err(format!(
+            "plan `{}` has {} slots, more than the kernel's limit of {MAX_SLOTS}",
+            p.name, p.slots
+        ));
+    }
     let mut out = vec![(format!("{}_no_deadlock", root.name), Kind::NoDeadlock)];
     for (di, d) in agent.desires.iter().enumerate() {
         if !d.reachable_by.contains(&(binding as u32)) {
@@ -128,13 +225,10 @@ pub fn obligations(ir: &Ir, n: usize) -> Vec<(String, Kind)> {
         }
     }
     for (pi, code) in net.plans.iter().enumerate() {
-        let mut tells: Vec<u32> = net
-            .nodes
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| belongs_to(net, code, *i))
-            .filter_map(|(_, node)| match node {
-                Node::Tell { index, .. } => Some(*index),
+        let mut tells: Vec<u32> = nodes_of(net, code)
+            .into_iter()
+            .filter_map(|i| match net.nodes.get(i) {
+                Some(Node::Tell { index, .. }) => Some(*index),
                 _ => None,
             })
             .collect();
@@ -154,11 +248,11 @@ pub fn obligations(ir: &Ir, n: usize) -> Vec<(String, Kind)> {
         format!("{}.{}_frame", agent.name, net.binding),
         Kind::Frame(served),
     ));
-    out
+    Ok(out)
 }
 
-/// Whether node `i` is in the code of `code` (its body or handlers).
-fn belongs_to(net: &Network, code: &hilbert_certificates::ir::PlanCode, i: usize) -> bool {
+/// The nodes in the code of `code` (its body and handlers), each once.
+fn nodes_of(net: &Network, code: &hilbert_certificates::ir::PlanCode) -> BTreeSet<usize> {
     let mut stack: Vec<usize> = [Some(code.body), code.on_stop, code.on_resume, code.on_abort]
         .into_iter()
         .flatten()
@@ -166,9 +260,6 @@ fn belongs_to(net: &Network, code: &hilbert_certificates::ir::PlanCode, i: usize
         .collect();
     let mut seen = BTreeSet::new();
     while let Some(n) = stack.pop() {
-        if n == i {
-            return true;
-        }
         if !seen.insert(n) {
             continue;
         }
@@ -188,7 +279,7 @@ fn belongs_to(net: &Network, code: &hilbert_certificates::ir::PlanCode, i: usize
             _ => {}
         }
     }
-    false
+    seen
 }
 
 /// The atom of a condition that is one belief test with constant arguments.
@@ -230,12 +321,40 @@ pub fn can_raise(net: &Network, atom: &Atom) -> bool {
 /// fails closed), so that no certificate can make the kernel's recursion overflow its stack.
 pub const MAX_TERM_DEPTH: u32 = 256;
 
-/// The most term nodes the states of one table may hold once their shared terms are written
-/// out: beyond it the table is refused (a fixed limit, which fails closed), so that a small
-/// certificate of deeply shared terms cannot make the kernel exhaust its memory.
-pub const MAX_TABLE_NODES: u64 = 1 << 27;
+/// The largest state, once its shared terms are written out (term nodes, plus each thread's
+/// stack and slots, plus its beliefs): the kernel writes one state out at a time, on each core,
+/// so this bounds the memory any state can take.
+pub const MAX_STATE_SIZE: u64 = 1 << 20;
 
-/// The children of a term node, as indices into the table.
+/// The work the kernel does for a certificate of `bytes` bytes, at most: written-out state size
+/// for every state it writes out and every step it makes, one unit per pair of offers it
+/// compares and per internal action a step runs. Past it the certificate is invalid (a bound,
+/// which fails closed): so any certificate is decided in time and memory proportional to its
+/// size. Honest certificates use a few dozen units per byte (`hilbert verify` prints it).
+pub fn work_limit(bytes: usize) -> u64 {
+    WORK_BASE.saturating_add(WORK_PER_BYTE.saturating_mul(bytes as u64))
+}
+
+const WORK_BASE: u64 = 1 << 24;
+const WORK_PER_BYTE: u64 = 512;
+
+/// The work budget of one check, shared by the cores.
+struct Budget {
+    limit: u64,
+    used: AtomicU64,
+}
+
+impl Budget {
+    fn spend(&self, n: u64) -> bool {
+        self.used.fetch_add(n, Ordering::Relaxed).saturating_add(n) <= self.limit
+    }
+    fn exhausted(&self) -> bool {
+        self.used.load(Ordering::Relaxed) > self.limit
+    }
+}
+
+/// The children of a term node, as indices into the table, in the order the canonical table
+/// writes them (children before the node, left to right).
 fn term_children(node: &TermNode) -> Vec<u32> {
     match node {
         TermNode::Done | TermNode::Faulted(_) | TermNode::Thread { .. } => Vec::new(),
@@ -252,7 +371,289 @@ fn term_children(node: &TermNode) -> Vec<u32> {
     }
 }
 
-/// Writes out term `i` of a table whose children all come earlier (checked by the caller).
+/// A state table, checked: every index points at an earlier term or a listed atom, no term is
+/// nested deeper than [`MAX_TERM_DEPTH`] and no state is larger than [`MAX_STATE_SIZE`], and the
+/// table is canonical (every term, atom and state listed once, terms and atoms in first-use
+/// order). States stay in this compact form; [`Table::state`] writes one out.
+struct Table<'t> {
+    raw: &'t StateTable,
+    terms: HashMap<&'t TermNode, u32>,
+    atoms: HashMap<&'t AtomRec, u32>,
+    /// The distinct belief sets (atom index lists), numbered in first-use order.
+    sets: HashMap<&'t [u32], u32>,
+    /// Each state's belief set.
+    set_of: Vec<u32>,
+    /// Each belief set, in order.
+    set_list: Vec<&'t [u32]>,
+    index: HashMap<(u32, u32), u32>,
+    size: Vec<u64>,
+}
+
+impl<'t> Table<'t> {
+    fn new(raw: &'t StateTable) -> Result<Table<'t>, String> {
+        if raw.states.len() > u32::MAX as usize / 2 {
+            return Err("the table lists more states than the kernel can number".into());
+        }
+        let mut depth: Vec<u32> = Vec::with_capacity(raw.terms.len());
+        let mut size: Vec<u64> = Vec::with_capacity(raw.terms.len());
+        let mut terms = HashMap::with_capacity(raw.terms.len());
+        for (i, node) in raw.terms.iter().enumerate() {
+            let own = match node {
+                TermNode::Thread { stack, env, .. } => (stack.len() + env.len()) as u64,
+                TermNode::Inst { params, .. } => params.len() as u64,
+                _ => 0,
+            };
+            let (mut d, mut n) = (1u32, 1u64 + own);
+            for j in term_children(node) {
+                if j as usize >= i {
+                    return Err(format!(
+                        "term {i} refers to term {j}, which is not earlier in the table"
+                    ));
+                }
+                d = d.max(depth[j as usize].saturating_add(1));
+                n = n.saturating_add(size[j as usize]);
+            }
+            if d > MAX_TERM_DEPTH {
+                return Err(format!(
+                    "term {i} is nested {d} deep, more than the kernel's limit of {MAX_TERM_DEPTH}"
+                ));
+            }
+            if let Some(j) = terms.insert(node, i as u32) {
+                return Err(format!("terms {j} and {i} are the same term, listed twice"));
+            }
+            depth.push(d);
+            size.push(n);
+        }
+        let mut atoms = HashMap::with_capacity(raw.atoms.len());
+        for (i, a) in raw.atoms.iter().enumerate() {
+            if let Some(j) = atoms.insert(a, i as u32) {
+                return Err(format!("atoms {j} and {i} are the same atom, listed twice"));
+            }
+        }
+        let mut table = Table {
+            raw,
+            terms,
+            atoms,
+            sets: HashMap::new(),
+            set_of: Vec::with_capacity(raw.states.len()),
+            set_list: Vec::new(),
+            index: HashMap::with_capacity(raw.states.len()),
+            size,
+        };
+        // First-use order: walking the states in order, each term's children before it, left
+        // to right, and each state's atoms in belief order, every term and atom must be met
+        // for the first time exactly in the order the table lists it.
+        let mut first = FirstUse {
+            seen: vec![false; raw.terms.len()],
+            next: 0,
+        };
+        let mut atom_seen = vec![false; raw.atoms.len()];
+        let mut next_atom = 0usize;
+        for (k, (t, ids)) in raw.states.iter().enumerate() {
+            let Some(&n) = table.size.get(*t as usize) else {
+                return Err(format!(
+                    "state {k} refers to term {t}, which is not in the table"
+                ));
+            };
+            if n.saturating_add(ids.len() as u64) > MAX_STATE_SIZE {
+                return Err(format!(
+                    "state {k} holds more than the kernel's limit of {MAX_STATE_SIZE} nodes once written out"
+                ));
+            }
+            if ids.windows(2).any(|w| w[0] >= w[1]) {
+                return Err(format!("state {k}: its atoms are not sorted and distinct"));
+            }
+            if let Some(a) = ids.iter().find(|&&a| a as usize >= raw.atoms.len()) {
+                return Err(format!("state {k}: atom {a} is not in the table"));
+            }
+            first.visit(&raw.terms, *t)?;
+            let mut in_order: Vec<u32> = ids.clone();
+            in_order.sort_by(|a, b| raw.atoms[*a as usize].cmp(&raw.atoms[*b as usize]));
+            for a in in_order {
+                if !atom_seen[a as usize] {
+                    if a as usize != next_atom {
+                        return Err(format!(
+                            "atom {a} is first used where the canonical table puts atom {next_atom}"
+                        ));
+                    }
+                    atom_seen[a as usize] = true;
+                    next_atom += 1;
+                }
+            }
+            let next_set = table.set_list.len() as u32;
+            let set = *table.sets.entry(ids.as_slice()).or_insert(next_set);
+            if set == next_set {
+                table.set_list.push(ids.as_slice());
+            }
+            table.set_of.push(set);
+            if let Some(j) = table.index.insert((*t, set), k as u32) {
+                return Err(format!(
+                    "states {j} and {k} are the same state, listed twice"
+                ));
+            }
+        }
+        if first.next != raw.terms.len() {
+            return Err(format!("term {} is used by no state", first.next));
+        }
+        if next_atom != raw.atoms.len() {
+            return Err(format!("atom {next_atom} is used by no state"));
+        }
+        Ok(table)
+    }
+
+    fn len(&self) -> usize {
+        self.raw.states.len()
+    }
+
+    /// The written-out size of state `i`.
+    fn cost(&self, i: usize) -> u64 {
+        let (t, ids) = &self.raw.states[i];
+        self.size[*t as usize] + ids.len() as u64
+    }
+
+    /// Belief set `k`, written out.
+    fn beliefs_of_set(&self, k: u32) -> BTreeSet<Atom> {
+        self.set_list[k as usize]
+            .iter()
+            .map(|&a| {
+                let AtomRec { told, belief, args } = &self.raw.atoms[a as usize];
+                Atom {
+                    told: told.map(AgentId),
+                    belief: BeliefId(*belief),
+                    args: args.clone(),
+                }
+            })
+            .collect()
+    }
+
+    /// State `i`, written out.
+    fn state(&self, i: usize) -> State {
+        State {
+            term: build_term(self.raw, self.raw.states[i].0),
+            beliefs: self.beliefs_of_set(self.set_of[i]),
+        }
+    }
+
+    /// The index of a state, when the table lists it.
+    fn find(&self, s: &State) -> Option<u32> {
+        let term = self.find_term(&s.term)?;
+        let ids = s
+            .beliefs
+            .iter()
+            .map(|a| {
+                let rec = AtomRec {
+                    told: a.told.map(|j| j.0),
+                    belief: a.belief.0,
+                    args: a.args.clone(),
+                };
+                self.atoms.get(&rec).copied()
+            })
+            .collect::<Option<Vec<u32>>>()?;
+        let mut ids = ids;
+        ids.sort_unstable();
+        let set = *self.sets.get(ids.as_slice())?;
+        self.index.get(&(term, set)).copied()
+    }
+
+    fn find_term(&self, t: &Term) -> Option<u32> {
+        let node = match t {
+            Term::Done => TermNode::Done,
+            Term::Faulted(f) => TermNode::Faulted(match f {
+                Fault::NoArm(n) => FaultRec::NoArm(*n),
+                Fault::Overflow(n) => FaultRec::Overflow(*n),
+                Fault::DivisionByZero(n) => FaultRec::DivisionByZero(*n),
+                Fault::Diverged => FaultRec::Diverged,
+                Fault::Malformed(n) => FaultRec::Malformed(*n),
+            }),
+            Term::Thread {
+                inst,
+                plan,
+                stack,
+                env,
+                mode,
+            } => TermNode::Thread {
+                inst: *inst,
+                plan: *plan,
+                stack: stack.clone(),
+                env: env.clone(),
+                ready: *mode == Mode::Ready,
+            },
+            Term::Then(a, b) => TermNode::Then(self.find_term(a)?, self.find_term(b)?),
+            Term::Par(cs) => TermNode::Par(
+                cs.iter()
+                    .map(|c| self.find_term(c))
+                    .collect::<Option<_>>()?,
+            ),
+            Term::Choice(cs) => TermNode::Choice(
+                cs.iter()
+                    .map(|c| self.find_term(c))
+                    .collect::<Option<_>>()?,
+            ),
+            Term::Interrupt(a, b) => TermNode::Interrupt(self.find_term(a)?, self.find_term(b)?),
+            Term::Label {
+                inst,
+                label,
+                body,
+                start,
+            } => TermNode::Label {
+                inst: *inst,
+                label: *label,
+                body: self.find_term(body)?,
+                start: self.find_term(start)?,
+            },
+            Term::Inst {
+                inst,
+                plan,
+                params,
+                body,
+            } => TermNode::Inst {
+                inst: *inst,
+                plan: *plan,
+                params: params.clone(),
+                body: self.find_term(body)?,
+            },
+            Term::Suspended(b) => TermNode::Suspended(self.find_term(b)?),
+            Term::Handling { body, then } => TermNode::Handling {
+                body: self.find_term(body)?,
+                then: match then {
+                    After::End => AfterRec::End,
+                    After::Suspend(t) => AfterRec::Suspend(self.find_term(t)?),
+                    After::Continue(t) => AfterRec::Continue(self.find_term(t)?),
+                    After::Restart(t) => AfterRec::Restart(self.find_term(t)?),
+                },
+            },
+        };
+        self.terms.get(&node).copied()
+    }
+}
+
+/// The first-use walk of a table's terms (see [`Table::new`]).
+struct FirstUse {
+    seen: Vec<bool>,
+    next: usize,
+}
+
+impl FirstUse {
+    fn visit(&mut self, terms: &[TermNode], i: u32) -> Result<(), String> {
+        if self.seen[i as usize] {
+            return Ok(());
+        }
+        for c in term_children(&terms[i as usize]) {
+            self.visit(terms, c)?;
+        }
+        if i as usize != self.next {
+            return Err(format!(
+                "term {i} is first used where the canonical table puts term {}",
+                self.next
+            ));
+        }
+        self.seen[i as usize] = true;
+        self.next += 1;
+        Ok(())
+    }
+}
+
+/// Writes out term `i` of a table whose children all come earlier (checked by [`Table::new`]).
 fn build_term(table: &StateTable, i: u32) -> Term {
     let get = |j: u32| build_term(table, j);
     let boxed = |j: u32| Box::new(build_term(table, j));
@@ -317,70 +718,11 @@ fn build_term(table: &StateTable, i: u32) -> Term {
     }
 }
 
-/// Rebuilds the states of a table as reference states, refusing dangling indices, terms deeper
-/// than [`MAX_TERM_DEPTH`] and tables larger than [`MAX_TABLE_NODES`] once written out.
-pub fn decode_states(table: &StateTable) -> Result<Vec<State>, String> {
-    // First pass, without writing anything out: every child is an earlier term, and each term's
-    // depth and size (saturating).
-    let mut depth: Vec<u32> = Vec::with_capacity(table.terms.len());
-    let mut size: Vec<u64> = Vec::with_capacity(table.terms.len());
-    for (i, node) in table.terms.iter().enumerate() {
-        let (mut d, mut n) = (1u32, 1u64);
-        for j in term_children(node) {
-            if j as usize >= i {
-                return Err(format!(
-                    "term {i} refers to term {j}, which is not earlier in the table"
-                ));
-            }
-            d = d.max(depth[j as usize].saturating_add(1));
-            n = n.saturating_add(size[j as usize]);
-        }
-        if d > MAX_TERM_DEPTH {
-            return Err(format!(
-                "term {i} is nested {d} deep, more than the kernel's limit of {MAX_TERM_DEPTH}"
-            ));
-        }
-        depth.push(d);
-        size.push(n);
-    }
-    let mut total: u64 = 0;
-    for (k, (t, _)) in table.states.iter().enumerate() {
-        let n = size
-            .get(*t as usize)
-            .ok_or_else(|| format!("state {k} refers to term {t}, which is not in the table"))?;
-        total = total.saturating_add(*n);
-        if total > MAX_TABLE_NODES {
-            return Err(format!(
-                "the states hold more than the kernel's limit of {MAX_TABLE_NODES} term nodes"
-            ));
-        }
-    }
-    let atom = |i: &u32| -> Result<Atom, String> {
-        let AtomRec { told, belief, args } = table
-            .atoms
-            .get(*i as usize)
-            .ok_or_else(|| format!("atom {i} is not in the table"))?;
-        Ok(Atom {
-            told: told.map(AgentId),
-            belief: BeliefId(*belief),
-            args: args.clone(),
-        })
-    };
-    table
-        .states
-        .iter()
-        .enumerate()
-        .map(|(k, (t, atoms))| {
-            if atoms.windows(2).any(|w| w[0] >= w[1]) {
-                return Err(format!("state {k}: its atoms are not sorted and distinct"));
-            }
-            let beliefs = atoms.iter().map(atom).collect::<Result<BTreeSet<_>, _>>()?;
-            Ok(State {
-                term: build_term(table, *t),
-                beliefs,
-            })
-        })
-        .collect()
+/// The states of a table, written out, when the table is well formed and canonical (for tools
+/// and tests that read certificates; the kernel itself writes out one state at a time).
+pub fn table_states(table: &StateTable) -> Result<Vec<State>, String> {
+    let t = Table::new(table)?;
+    Ok((0..t.len()).map(|i| t.state(i)).collect())
 }
 
 /// A state as a person reads it (for refusals).
@@ -389,49 +731,119 @@ pub fn show_state(state: &State) -> String {
     format!("term {:?}; beliefs {{{}}}", state.term, beliefs.join(", "))
 }
 
-/// The states of a table with their steps, closed: every step leads to a state of the table.
-struct Closed {
-    states: Vec<State>,
-    /// For each state: its steps and the index of each step's next state.
-    steps: Vec<Vec<(Effects, usize)>>,
+/// A table whose every step the kernel has recomputed: each state's successors, in the order of
+/// its steps, and the tells its steps ran infeasibly.
+struct Closed<'t> {
+    table: Table<'t>,
+    succ: Vec<Vec<u32>>,
+    bad_tells: Vec<Vec<(PlanId, u32)>>,
 }
 
-/// Recomputes every state's steps and requires each next state to be in the table (closure).
-fn close(sem: &Semantics, states: Vec<State>) -> Result<Closed, (usize, String)> {
-    let mut index: HashMap<&State, usize> = HashMap::with_capacity(states.len());
-    for (i, s) in states.iter().enumerate() {
-        if index.insert(s, i).is_some() {
-            return Err((i, "the state is listed twice".into()));
-        }
-    }
-    // Each state's steps are independent of the others': computed on every core, each next
-    // state looked up at once and dropped (only what the step did is kept), and the first failure
-    // reported in state order, so the verdict is the same on any machine.
+/// Why a table is not the reachable set of its starts: the rule, the state and the reason.
+type Unclosed = (&'static str, Option<usize>, String);
+
+/// Recomputes every state's steps, requires each next state to be in the table (closure), and
+/// then requires the table to be exactly the states reachable from `starts`, in breadth-first
+/// order (starts first, then each state's new successors in the order of its steps). Steps are
+/// computed on every core, each next state looked up as soon as it is made and dropped.
+fn close<'t>(
+    sem: &Semantics,
+    table: Table<'t>,
+    starts: &[u32],
+    budget: &Budget,
+) -> Result<Closed<'t>, Unclosed> {
     use rayon::prelude::*;
-    let results: Vec<Result<Vec<(Effects, usize)>, String>> = states
-        .par_iter()
-        .map(|s| {
-            let mut out = Vec::new();
-            for step in sem.steps(s) {
-                match index.get(&step.next) {
-                    Some(&j) => out.push((step.effects, j)),
-                    None => {
-                        return Err(format!(
-                            "a step leads to a state the certificate does not list: {}",
-                            show_state(&step.next)
-                        ));
+    type Steps = (Vec<u32>, Vec<(PlanId, u32)>);
+    let results: Vec<Result<Steps, String>> = (0..table.len())
+        .into_par_iter()
+        .map(|i| {
+            if !budget.spend(table.cost(i)) {
+                return Ok((Vec::new(), Vec::new()));
+            }
+            let state = table.state(i);
+            let (mut succ, mut bad) = (Vec::new(), Vec::new());
+            let mut missing = None;
+            sem.each_step(&state, &mut |n| budget.spend(n), &mut |step| {
+                for &(p, k, ok) in &step.effects.tells {
+                    if !ok && !bad.contains(&(p, k)) {
+                        bad.push((p, k));
                     }
                 }
+                match table.find(&step.next) {
+                    Some(j) => {
+                        succ.push(j);
+                        true
+                    }
+                    None => {
+                        missing = Some(step.next);
+                        false
+                    }
+                }
+            });
+            match missing {
+                Some(next) => Err(format!(
+                    "a step leads to a state the certificate does not list: {}",
+                    show_state(&next)
+                )),
+                None => Ok((succ, bad)),
             }
-            Ok(out)
         })
         .collect();
-    let mut all = Vec::with_capacity(states.len());
+    let mut succ = Vec::with_capacity(results.len());
+    let mut bad_tells = Vec::with_capacity(results.len());
     for (i, r) in results.into_iter().enumerate() {
-        all.push(r.map_err(|why| (i, why))?);
+        let (s, b) = r.map_err(|why| ("invariant.closed", Some(i), format!("state {i}: {why}")))?;
+        succ.push(s);
+        bad_tells.push(b);
     }
-    drop(index);
-    Ok(Closed { states, steps: all })
+    breadth_first(&succ, starts)?;
+    Ok(Closed {
+        table,
+        succ,
+        bad_tells,
+    })
+}
+
+/// Requires states `0..n` to be exactly the breadth-first order from `starts`: the starts in
+/// order, then each reached state's new successors in the order of its steps.
+fn breadth_first(succ: &[Vec<u32>], starts: &[u32]) -> Result<(), Unclosed> {
+    fn meet(j: u32, seen: &mut [bool], next: &mut usize) -> Result<(), Unclosed> {
+        if seen[j as usize] {
+            return Ok(());
+        }
+        if j as usize != *next {
+            return Err((
+                "states.order",
+                Some(j as usize),
+                format!(
+                    "state {j} is listed where breadth-first order from the start puts state {next}"
+                ),
+            ));
+        }
+        seen[j as usize] = true;
+        *next += 1;
+        Ok(())
+    }
+    let mut seen = vec![false; succ.len()];
+    let mut next = 0usize;
+    for &s in starts {
+        meet(s, &mut seen, &mut next)?;
+    }
+    let mut head = 0;
+    while head < next {
+        for &j in &succ[head] {
+            meet(j, &mut seen, &mut next)?;
+        }
+        head += 1;
+    }
+    if next != succ.len() {
+        return Err((
+            "states.reachable",
+            Some(next),
+            format!("state {next} cannot be reached from the start"),
+        ));
+    }
+    Ok(())
 }
 
 fn refusal(obligation: &str, state: Option<&State>, rule: &'static str, reason: String) -> Verdict {
@@ -443,57 +855,117 @@ fn refusal(obligation: &str, state: Option<&State>, rule: &'static str, reason: 
     })
 }
 
-/// Checks certificate bytes. With `sources`, also requires the certificate's source digests to
-/// be exactly the digests of those files.
-pub fn check(bytes: &[u8], sources: Option<&[[u8; 32]]>) -> Report {
+/// Checks certificate bytes. With `expected`, also requires the certificate to be about exactly
+/// those sources, (path, digest) pair for pair, and about exactly the IR they lower to, byte for
+/// byte.
+pub fn check(bytes: &[u8], expected: Option<&Expected>) -> Report {
     let body = match cert::decode(bytes) {
         Ok(b) => b,
         Err(e) => return Report::invalid(e.to_string()),
     };
-    if cert::sha256(&cert::ir_bytes(&body.ir)) != body.ir_sha256 {
+    let ir = cert::ir_bytes(&body.ir);
+    if cert::sha256(&ir) != body.ir_sha256 {
         return Report::invalid("the IR's digest does not match the IR".into());
     }
-    if let Some(given) = sources {
-        let mut want: Vec<[u8; 32]> = body.sources.iter().map(|s| s.sha256).collect();
-        let mut got = given.to_vec();
-        want.sort_unstable();
-        got.sort_unstable();
-        if want != got {
+    if let Some(want) = expected {
+        if let Err(why) = same_sources(&body.sources, want.sources) {
+            return Report::invalid(why);
+        }
+        if ir != want.ir {
             return Report::invalid(
-                "the certificate's source digests do not match the given sources".into(),
+                "the certificate's IR is not the IR the given sources lower to".into(),
             );
         }
     }
-    check_body(&body)
+    let budget = Budget {
+        limit: work_limit(bytes.len()),
+        used: AtomicU64::new(0),
+    };
+    let mut report = check_body(&body, &budget, cert::sha256(bytes));
+    report.work = budget.used.load(Ordering::Relaxed);
+    if budget.exhausted() {
+        let mut r = Report::invalid(format!(
+            "checking it takes more work than the kernel's limit for a certificate of {} bytes ({} units)",
+            bytes.len(),
+            budget.limit
+        ));
+        r.network = report.network;
+        r.work = report.work;
+        return r;
+    }
+    report
 }
 
-fn check_body(body: &Body) -> Report {
+/// The certificate's sources must be the given ones, (path, digest) pair for pair.
+fn same_sources(have: &[SourceDigest], given: &[SourceDigest]) -> Result<(), String> {
+    // Paths compared as written, but for `.` components and repeated separators.
+    let normal = |p: &str| {
+        let parts: Vec<&str> = p
+            .split('/')
+            .filter(|c| !c.is_empty() && *c != ".")
+            .collect();
+        let lead = if p.starts_with('/') { "/" } else { "" };
+        format!("{lead}{}", parts.join("/"))
+    };
+    let pairs = |s: &[SourceDigest]| {
+        let mut v: Vec<(String, [u8; 32])> =
+            s.iter().map(|d| (normal(&d.path), d.sha256)).collect();
+        v.sort();
+        v
+    };
+    let (have, given) = (pairs(have), pairs(given));
+    if let Some((p, d)) = have.iter().find(|x| !given.contains(x)) {
+        return Err(format!(
+            "the certificate names source `{p}` (SHA-256 {}), which is not among the given sources",
+            cert::hex(d)
+        ));
+    }
+    if let Some((p, _)) = given.iter().find(|x| !have.contains(x)) {
+        return Err(format!(
+            "the given source `{p}` is not among the certificate's sources"
+        ));
+    }
+    if have.len() != given.len() {
+        return Err("the certificate lists a source more than once".into());
+    }
+    Ok(())
+}
+
+fn check_body(body: &Body, budget: &Budget, digest: [u8; 32]) -> Report {
     let n = body.network as usize;
-    let (Some(net), true) = (body.ir.networks.get(n), true) else {
-        return Report::invalid(format!("network {n} is not in the IR"));
+    let derived = match obligations(&body.ir, n) {
+        Ok(d) if !d.is_empty() => d,
+        Ok(_) => return Report::invalid("the kernel derives no obligation for it".into()),
+        Err(why) => return Report::invalid(why),
     };
-    let Some(agent) = body.ir.agents.get(net.agent.0 as usize) else {
-        return Report::invalid("the network's agent is not in the IR".into());
-    };
+    let net = &body.ir.networks[n];
+    let agent = &body.ir.agents[net.agent.0 as usize];
     let name = format!("{}.{}", agent.name, net.binding);
-    let derived = obligations(&body.ir, n);
     let sem = Semantics::new(net, agent);
-    let states = match decode_states(&body.states) {
-        Ok(s) => s,
-        Err(e) => return Report::invalid(format!("the state table is malformed: {e}")),
+    let table = match Table::new(&body.states) {
+        Ok(t) => t,
+        Err(e) => {
+            let mut r = Report::invalid(format!("the state table is malformed: {e}"));
+            r.network = Some(name);
+            return r;
+        }
     };
     let mut report = Report {
         network: Some(name),
         obligations: Vec::new(),
         invalid: None,
         admitted: None,
+        work: 0,
     };
-    // The scene's initial state is state 0.
-    let scene_ok = states.first() == Some(&sem.initial());
-    let closed = if scene_ok {
-        close(&sem, states).map_err(Some)
+    // State 0 is the scene's initial state, and the table is its reachable set.
+    let closed = if table.len() > 0 && table.state(0) == sem.initial() {
+        close(&sem, table, &[0], budget)
     } else {
-        Err(None)
+        Err((
+            "scene.initial",
+            None,
+            "state 0 is not the scene's initial state".into(),
+        ))
     };
     for (k, (oblig, kind)) in derived.iter().enumerate() {
         let verdict = match body.witnesses.get(k) {
@@ -510,16 +982,8 @@ fn check_body(body: &Body) -> Report {
                 format!("the witness in its place is for `{}`", w.obligation()),
             ),
             Some(w) => match &closed {
-                Err(None) => refusal(
-                    oblig,
-                    None,
-                    "scene.initial",
-                    "state 0 is not the scene's initial state".into(),
-                ),
-                Err(Some((i, why))) => {
-                    refusal(oblig, None, "invariant.closed", format!("state {i}: {why}"))
-                }
-                Ok(c) => check_witness(body, &sem, c, oblig, kind, w),
+                Err((rule, _, why)) => refusal(oblig, None, rule, why.clone()),
+                Ok(c) => check_witness(body, &sem, c, oblig, kind, w, budget),
             },
         };
         report.obligations.push((oblig.clone(), verdict));
@@ -541,7 +1005,11 @@ fn check_body(body: &Body) -> Report {
         .iter()
         .all(|(_, v)| *v == Verdict::Proved)
     {
-        report.admitted = Some(Admitted { _sealed: () });
+        report.admitted = Some(Admitted {
+            certificate: digest,
+            ir: body.ir_sha256,
+            network: body.network,
+        });
     }
     report
 }
@@ -553,22 +1021,34 @@ fn check_witness(
     oblig: &str,
     kind: &Kind,
     w: &Witness,
+    budget: &Budget,
 ) -> Verdict {
+    let t = &c.table;
     match (kind, w) {
         (Kind::Frame(served), Witness::Frame { .. }) => {
             let net = &body.ir.networks[body.network as usize];
-            let beliefs: Vec<_> = c.states.iter().map(|s| &s.beliefs).collect();
+            let sets: Vec<BTreeSet<Atom>> = (0..t.set_list.len() as u32)
+                .map(|k| t.beliefs_of_set(k))
+                .collect();
+            let beliefs: Vec<_> = sets.iter().collect();
             crate::frame::check_frame(&body.ir, net, sem.agent(), served, &beliefs, oblig)
         }
         (Kind::NoDeadlock, Witness::Invariant { .. }) => check_invariant(c, oblig),
         (Kind::Live(d), Witness::Ranking { .. } | Witness::RankingExpr { .. }) => {
             // The ranks: given per state, or computed from the expression on every state.
             let ranks: Vec<u64> = match w {
-                Witness::RankingExpr { expr, .. } => c
-                    .states
-                    .iter()
-                    .map(|s| crate::rank::rank(expr, s))
-                    .collect(),
+                Witness::RankingExpr { expr, .. } => {
+                    let per_state = expr.terms.len() as u64 + 1;
+                    (0..t.len())
+                        .map(|i| {
+                            if budget.spend(t.cost(i).saturating_mul(per_state)) {
+                                crate::rank::rank(expr, &t.state(i))
+                            } else {
+                                u64::MAX
+                            }
+                        })
+                        .collect()
+                }
                 Witness::Ranking { ranks, .. } => ranks.clone(),
                 _ => Vec::new(),
             };
@@ -585,11 +1065,17 @@ fn check_witness(
                 );
             }
             let achieved = &desire.achieved;
-            let goal = |s: &State| achieved.iter().any(|a| holds(a, &s.beliefs, Some(0)));
+            let goal_sets: Vec<bool> = (0..t.set_list.len() as u32)
+                .map(|k| {
+                    let b = t.beliefs_of_set(k);
+                    achieved.iter().any(|a| holds(a, &b, Some(0)))
+                })
+                .collect();
+            let goal = |i: usize| goal_sets[t.set_of[i] as usize];
             check_ranking(c, &ranks, &[0], &goal, oblig, "ranking")
         }
         (Kind::Released(_, atom), Witness::Release { states, ranks, .. }) => {
-            check_release(sem, c, atom, states, ranks, oblig)
+            check_release(sem, c, atom, states, ranks, oblig, budget)
         }
         (Kind::TellFeasible(plan, k), Witness::TellFeasible { .. }) => {
             check_tells(c, *plan, *k, oblig)
@@ -605,11 +1091,12 @@ fn check_witness(
 
 /// Invariant: every state of the (closed) table can step or has finished.
 fn check_invariant(c: &Closed, oblig: &str) -> Verdict {
-    for (i, s) in c.states.iter().enumerate() {
-        if !s.finished() && c.steps[i].is_empty() {
+    let t = &c.table;
+    for i in 0..t.len() {
+        if c.succ[i].is_empty() && t.raw.terms[t.raw.states[i].0 as usize] != TermNode::Done {
             return refusal(
                 oblig,
-                Some(s),
+                Some(&t.state(i)),
                 "invariant.progress",
                 format!("state {i} cannot step and has not finished"),
             );
@@ -626,50 +1113,53 @@ fn check_invariant(c: &Closed, oblig: &str) -> Verdict {
 fn check_ranking(
     c: &Closed,
     ranks: &[u64],
-    starts: &[usize],
-    goal: &dyn Fn(&State) -> bool,
+    starts: &[u32],
+    goal: &dyn Fn(usize) -> bool,
     oblig: &str,
     rule: &'static str,
 ) -> Verdict {
-    if ranks.len() != c.states.len() {
+    let t = &c.table;
+    if ranks.len() != t.len() {
         return refusal(
             oblig,
             None,
             "ranking.length",
-            format!("{} ranks for {} states", ranks.len(), c.states.len()),
+            format!("{} ranks for {} states", ranks.len(), t.len()),
         );
     }
     for &i in starts {
-        if !goal(&c.states[i]) && ranks[i] == u64::MAX {
+        let i = i as usize;
+        if !goal(i) && ranks[i] == u64::MAX {
             return refusal(
                 oblig,
-                Some(&c.states[i]),
+                Some(&t.state(i)),
                 "ranking.start",
                 format!("{rule}: start state {i} misses the goal and has no rank"),
             );
         }
     }
-    for (i, s) in c.states.iter().enumerate() {
-        if goal(s) || ranks[i] == u64::MAX {
+    for i in 0..t.len() {
+        if goal(i) || ranks[i] == u64::MAX {
             continue;
         }
-        if c.steps[i].is_empty() {
+        if c.succ[i].is_empty() {
             return refusal(
                 oblig,
-                Some(s),
+                Some(&t.state(i)),
                 "ranking.progress",
                 format!("{rule}: state {i} misses the goal and cannot step"),
             );
         }
-        for (_, j) in &c.steps[i] {
-            if !goal(&c.states[*j]) && ranks[*j] >= ranks[i] {
+        for &j in &c.succ[i] {
+            let j = j as usize;
+            if !goal(j) && ranks[j] >= ranks[i] {
                 return refusal(
                     oblig,
-                    Some(s),
+                    Some(&t.state(i)),
                     "ranking.decreases",
                     format!(
                         "{rule}: state {i} (rank {}) steps to state {j} (rank {}), which misses the goal",
-                        ranks[i], ranks[*j]
+                        ranks[i], ranks[j]
                     ),
                 );
             }
@@ -679,7 +1169,8 @@ fn check_ranking(
 }
 
 /// Release: from every state believing the atom, the abort leads into the witness's table,
-/// which is closed and ranked towards finishing.
+/// which is exactly the states reachable from those aborts (in breadth-first order from them)
+/// and ranked towards finishing.
 fn check_release(
     sem: &Semantics,
     c: &Closed,
@@ -687,64 +1178,112 @@ fn check_release(
     table: &StateTable,
     ranks: &[u64],
     oblig: &str,
+    budget: &Budget,
 ) -> Verdict {
-    let states = match decode_states(table) {
+    let sub = match Table::new(table) {
         Ok(s) => s,
         Err(e) => return refusal(oblig, None, "release.table", e),
     };
-    let sub = match close(sem, states) {
-        Ok(s) => s,
-        Err((i, why)) => {
-            return refusal(
-                oblig,
-                None,
-                "release.closed",
-                format!("abort-extended state {i}: {why}"),
-            );
-        }
-    };
-    let index: HashMap<&State, usize> =
-        sub.states.iter().enumerate().map(|(i, s)| (s, i)).collect();
+    let t = &c.table;
     let mut starts = Vec::new();
-    for s in &c.states {
-        if !s.beliefs.contains(atom) {
+    for i in 0..t.len() {
+        if !t.beliefs_of_set(t.set_of[i]).contains(atom) || !budget.spend(t.cost(i)) {
             continue;
         }
-        let aborted = sem.abort_root(s);
-        match index.get(&aborted.next) {
-            Some(&i) => starts.push(i),
+        let s = t.state(i);
+        let aborted = sem.abort_root(&s);
+        budget.spend(aborted.work);
+        match sub.find(&aborted.next) {
+            Some(j) => starts.push(j),
             None => {
                 return refusal(
                     oblig,
-                    Some(s),
+                    Some(&s),
                     "release.start",
                     "the state the abort leads to is not in the witness".into(),
                 );
             }
         }
     }
-    drop(index);
-    let finished = |s: &State| s.finished();
+    let sub = match close(sem, sub, &starts, budget) {
+        Ok(s) => s,
+        Err((rule, i, why)) => {
+            let rule = match rule {
+                "invariant.closed" => "release.closed",
+                r => r,
+            };
+            let at = i.map_or(String::new(), |i| format!("abort-extended state {i}: "));
+            return refusal(oblig, None, rule, format!("{at}{why}"));
+        }
+    };
+    let finished =
+        |i: usize| sub.table.raw.terms[sub.table.raw.states[i].0 as usize] == TermNode::Done;
     check_ranking(&sub, ranks, &starts, &finished, oblig, "release")
 }
 
 /// Tell feasibility: every step that runs the tell runs it feasibly.
 fn check_tells(c: &Closed, plan: PlanId, k: u32, oblig: &str) -> Verdict {
-    for (i, s) in c.states.iter().enumerate() {
-        for (effects, _) in &c.steps[i] {
-            if effects
-                .tells
-                .iter()
-                .any(|&(p, n, ok)| p == plan && n == k && !ok)
-            {
-                return refusal(
-                    oblig,
-                    Some(s),
-                    "tell.feasible",
-                    format!("a step from state {i} runs tell {k} infeasibly"),
-                );
-            }
+    for i in 0..c.table.len() {
+        if c.bad_tells[i].contains(&(plan, k)) {
+            return refusal(
+                oblig,
+                Some(&c.table.state(i)),
+                "tell.feasible",
+                format!("a step from state {i} runs tell {k} infeasibly"),
+            );
         }
     }
     Verdict::Proved
+}
+
+/// Whether a set of admitted certificates covers a build: for the IR whose postcard bytes are
+/// `ir`, exactly one admitted certificate for each of its networks, and none for another IR or
+/// network. On failure, every network without a certificate and every certificate that does not
+/// belong, by network name.
+pub fn admit_build(ir: &Ir, tokens: &[&Admitted]) -> Result<BuildAdmitted, Vec<String>> {
+    let digest = cert::sha256(&cert::ir_bytes(ir));
+    let name = |n: usize| {
+        ir.networks.get(n).map_or_else(
+            || format!("network {n}"),
+            |net| {
+                let agent = ir.agents.get(net.agent.0 as usize).map_or("?", |a| &a.name);
+                format!("{agent}.{}", net.binding)
+            },
+        )
+    };
+    let mut problems = Vec::new();
+    let mut count = vec![0usize; ir.networks.len()];
+    for t in tokens {
+        if t.ir != digest {
+            problems.push(format!(
+                "a certificate (SHA-256 {}) is about another IR",
+                cert::hex(&t.certificate)
+            ));
+        } else if let Some(c) = count.get_mut(t.network as usize) {
+            *c += 1;
+        } else {
+            problems.push(format!(
+                "a certificate names network {}, which the IR does not have",
+                t.network
+            ));
+        }
+    }
+    for (n, c) in count.iter().enumerate() {
+        match c {
+            0 => problems.push(format!("no admitted certificate for network `{}`", name(n))),
+            1 => {}
+            _ => problems.push(format!(
+                "more than one certificate for network `{}`",
+                name(n)
+            )),
+        }
+    }
+    if problems.is_empty() {
+        Ok(BuildAdmitted {
+            ir: digest,
+            networks: ir.networks.len(),
+        })
+    } else {
+        Err(problems)
+    }
 }

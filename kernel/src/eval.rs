@@ -96,7 +96,7 @@ fn solve(
     goals: &[&Cond],
     beliefs: &BTreeSet<Atom>,
     attention: Option<u32>,
-    bindings: &mut Vec<Option<Value>>,
+    bindings: &mut Bindings,
 ) -> bool {
     let Some((first, rest)) = goals.split_first() else {
         return true;
@@ -142,7 +142,7 @@ fn matches(
     rest: &[&Cond],
     beliefs: &BTreeSet<Atom>,
     attention: Option<u32>,
-    bindings: &mut Vec<Option<Value>>,
+    bindings: &mut Bindings,
 ) -> bool {
     for atom in beliefs {
         if atom.told != told
@@ -155,19 +155,13 @@ fn matches(
         let fits = pattern.args.iter().zip(&atom.args).all(|(p, v)| match p {
             PatternArg::Any => true,
             PatternArg::Literal(l) => Value::of(l) == *v,
-            PatternArg::Var(i) => {
-                let i = *i as usize;
-                if bindings.len() <= i {
-                    bindings.resize(i + 1, None);
+            PatternArg::Var(i) => match lookup(bindings, *i) {
+                Some(bound) => bound == v,
+                None => {
+                    bindings.push((*i, v.clone()));
+                    true
                 }
-                match &bindings[i] {
-                    Some(bound) => bound == v,
-                    None => {
-                        bindings[i] = Some(v.clone());
-                        true
-                    }
-                }
-            }
+            },
         });
         if fits && solve(rest, beliefs, attention, bindings) {
             return true;
@@ -177,14 +171,18 @@ fn matches(
     false
 }
 
-fn term(t: &CondTerm, bindings: &[Option<Value>]) -> Result<Value, EvalError> {
+/// The variables a pattern has bound so far, as (variable, value) pairs: a list, not an array
+/// indexed by the variable, so that a variable's number never sizes an allocation.
+type Bindings = Vec<(u32, Value)>;
+
+fn lookup(bindings: &Bindings, var: u32) -> Option<&Value> {
+    bindings.iter().find(|(k, _)| *k == var).map(|(_, v)| v)
+}
+
+fn term(t: &CondTerm, bindings: &Bindings) -> Result<Value, EvalError> {
     Ok(match t {
         CondTerm::Literal(l) => Value::of(l),
-        CondTerm::Var(i) => bindings
-            .get(*i as usize)
-            .cloned()
-            .flatten()
-            .ok_or(EvalError::Malformed)?,
+        CondTerm::Var(i) => lookup(bindings, *i).cloned().ok_or(EvalError::Malformed)?,
         CondTerm::Neg(a) => Value::Int(
             int(term(a, bindings)?)?
                 .checked_neg()

@@ -199,6 +199,8 @@ pub struct Step {
     pub effects: Effects,
     /// The next state.
     pub next: State,
+    /// How many internal actions and commands the step ran (its cost beyond copying the state).
+    pub work: u64,
 }
 
 /// The reference semantics of one network.
@@ -336,13 +338,49 @@ impl<'a> Semantics<'a> {
 
     /// Every step from `state`, in a fixed order (τ-steps and rendezvous by position).
     pub fn steps(&self, state: &State) -> Vec<Step> {
+        let mut steps = Vec::new();
+        self.each_step(state, &mut |_| true, &mut |s| {
+            steps.push(s);
+            true
+        });
+        steps
+    }
+
+    /// The steps of [`Semantics::steps`], in the same order, handed to `visit` one at a time as
+    /// they are made, so that no more than one next state is held. Before each candidate it
+    /// tells `spend` what it is about to cost (one unit per pair of offers it compares, the
+    /// state's size per step it fires, and after firing the internal actions the step ran);
+    /// when `spend` or `visit` says no, it stops and returns `false`.
+    pub fn each_step(
+        &self,
+        state: &State,
+        spend: &mut dyn FnMut(u64) -> bool,
+        visit: &mut dyn FnMut(Step) -> bool,
+    ) -> bool {
         let mut offers = Vec::new();
         self.collect_offers(&state.term, &mut Vec::new(), &mut offers);
-        let mut steps = Vec::new();
+        let size = term_size(&state.term) + state.beliefs.len() as u64;
+        let fire = |spend: &mut dyn FnMut(u64) -> bool,
+                    visit: &mut dyn FnMut(Step) -> bool,
+                    event: Event,
+                    actions: Vec<(Vec<usize>, Action)>|
+         -> bool {
+            if !spend(size) {
+                return false;
+            }
+            let step = self.fire(state, event, actions);
+            spend(step.work) && visit(step)
+        };
         for o in &offers {
-            if let OfferKind::Tau = o.kind {
-                let event = Event::Tau { inst: o.inst };
-                steps.push(self.fire(state, event, vec![(o.path.clone(), Action::Tau)]));
+            if let OfferKind::Tau = o.kind
+                && !fire(
+                    spend,
+                    visit,
+                    Event::Tau { inst: o.inst },
+                    vec![(o.path.clone(), Action::Tau)],
+                )
+            {
+                return false;
             }
         }
         for s in &offers {
@@ -350,6 +388,9 @@ impl<'a> Semantics<'a> {
                 continue;
             };
             for r in &offers {
+                if !spend(1) {
+                    return false;
+                }
                 let OfferKind::Recv(rchan) = &r.kind else {
                     continue;
                 };
@@ -366,10 +407,12 @@ impl<'a> Semantics<'a> {
                     (s.path.clone(), Action::Pop),
                     (r.path.clone(), Action::Receive(value.clone())),
                 ];
-                steps.push(self.fire(state, event, actions));
+                if !fire(spend, visit, event, actions) {
+                    return false;
+                }
             }
         }
-        steps
+        true
     }
 
     /// The state reached by aborting the scene's root instance from outside (its `on abort`
@@ -391,11 +434,13 @@ impl<'a> Semantics<'a> {
             depth: 0,
         };
         let term = self.land_commands(state.term.clone(), &mut ctx);
+        let work = u64::from(MACRO_STEP_FUEL - ctx.fuel);
         let effects = ctx.effects;
         Step {
             event: Event::Abort,
             effects,
             next: State { term, beliefs },
+            work,
         }
     }
 
@@ -412,11 +457,13 @@ impl<'a> Semantics<'a> {
         };
         let term = self.settle(term, &mut ctx);
         let term = self.land_commands(term, &mut ctx);
+        let work = u64::from(MACRO_STEP_FUEL - ctx.fuel);
         let effects = ctx.effects;
         Step {
             event,
             effects,
             next: State { term, beliefs },
+            work,
         }
     }
 
@@ -1147,6 +1194,24 @@ impl Semantics<'_> {
                 child(0, body, out, false)
             }
         }
+    }
+}
+
+/// The size of a term: its nodes, and each thread's stack and slots (what copying it costs).
+pub fn term_size(term: &Term) -> u64 {
+    let sum = |ts: &[&Term]| ts.iter().fold(1u64, |n, t| n.saturating_add(term_size(t)));
+    match term {
+        Term::Done | Term::Faulted(_) => 1,
+        Term::Thread { stack, env, .. } => 1 + (stack.len() + env.len()) as u64,
+        Term::Inst { params, body, .. } => sum(&[body]).saturating_add(params.len() as u64),
+        Term::Then(a, b) | Term::Interrupt(a, b) => sum(&[a, b]),
+        Term::Label { body, start, .. } => sum(&[body, start]),
+        Term::Par(cs) | Term::Choice(cs) => sum(&cs.iter().collect::<Vec<_>>()),
+        Term::Suspended(t) => sum(&[t]),
+        Term::Handling { body, then } => match then {
+            After::End => sum(&[body]),
+            After::Suspend(t) | After::Continue(t) | After::Restart(t) => sum(&[body, t]),
+        },
     }
 }
 

@@ -25,10 +25,23 @@ pub struct Built {
     pub name: String,
     /// The certificate's bytes.
     pub bytes: Vec<u8>,
-    /// The SHA-256 of each source file of the example.
-    pub digests: Vec<[u8; 32]>,
+    /// Each source file of the example, with its SHA-256.
+    pub sources: Vec<SourceDigest>,
+    /// The postcard bytes of the IR the example's sources lower to.
+    pub ir: Vec<u8>,
     /// The theorems it carries, and whether the frontend proved each.
     pub theorems: Vec<(String, bool)>,
+}
+
+impl Built {
+    /// What the certificate must be about: the example's sources and their IR, as
+    /// `hilbert verify --sources` requires.
+    pub fn expected(&self) -> hilbert_kernel::check::Expected<'_> {
+        hilbert_kernel::check::Expected {
+            sources: &self.sources,
+            ir: &self.ir,
+        }
+    }
 }
 
 /// The repository's root.
@@ -56,7 +69,7 @@ pub fn build(dir: &Path) -> Vec<Built> {
             sha256: cert::sha256(f.text.as_bytes()),
         })
         .collect();
-    let digests: Vec<[u8; 32]> = sources.iter().map(|s| s.sha256).collect();
+    let ir_bytes = cert::ir_bytes(&ir);
     let proofs = obligations::prove(
         &ir,
         &checked.program,
@@ -74,7 +87,8 @@ pub fn build(dir: &Path) -> Vec<Built> {
             example: example.clone(),
             name: c.name.clone(),
             bytes: c.bytes.clone(),
-            digests: digests.clone(),
+            sources: sources.clone(),
+            ir: ir_bytes.clone(),
             theorems: c
                 .theorems
                 .iter()
@@ -172,6 +186,7 @@ fn frame_judged(bytes: &[u8]) -> bool {
     let sem = Semantics::new(net, agent);
     let (_, states) = reference::explore(&sem, vec![sem.initial()], Limits::default());
     let served = derive(&body.ir, n)
+        .unwrap_or_default()
         .into_iter()
         .find_map(|(_, k)| match k {
             Kind::Frame(s) => Some(s),
@@ -233,7 +248,7 @@ pub fn claim_holds(body: &Body) -> Option<bool> {
         return None;
     }
     let mut all = true;
-    for (_, kind) in derive(&body.ir, n) {
+    for (_, kind) in derive(&body.ir, n).ok()? {
         let holds_now = match kind {
             Kind::NoDeadlock => (0..graph.len()).all(|s| graph.progress(StateId(s as u32))),
             Kind::Live(d) => {

@@ -1,0 +1,304 @@
+//! Forgeries: the attacks of a hostile producer (an untrusted frontend, a tampered file) that
+//! re-encodes real certificates canonically, so that every checksum and digest is right and
+//! only the kernel's rules stand between the forgery and "admitted". Each attack must be refused
+//! by a named rule; the resource attacks must be decided within the kernel's work limit.
+
+mod common;
+
+use common::{Built, build, root};
+use hilbert_certificates::cert::{self, Body};
+use hilbert_certificates::ir::{BeliefId, Cond, Pattern, PatternArg};
+use hilbert_frontend::certify::state_table;
+use hilbert_kernel::check::{Report, Verdict, admit_build, check, table_states, work_limit};
+use hilbert_kernel::semantics::{MACRO_STEP_FUEL, Semantics, State, Term};
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+fn example(name: &str) -> Vec<Built> {
+    build(&root().join("examples").join(name))
+}
+
+fn one_of(built: &[Built], name: &str) -> Body {
+    let b = built.iter().find(|b| b.name == name).expect("the network");
+    cert::decode(&b.bytes).expect("it decodes")
+}
+
+/// Re-encodes a body as a hostile producer would: canonical bytes, the IR digest recomputed.
+fn forge(mut body: Body) -> Vec<u8> {
+    body.ir_sha256 = cert::sha256(&cert::ir_bytes(&body.ir));
+    cert::encode(&body)
+}
+
+fn refused_by(report: &Report, rule: &str) -> bool {
+    report.admitted.is_none()
+        && report
+            .obligations
+            .iter()
+            .any(|(_, v)| matches!(v, Verdict::Refused(r) if r.rule == rule))
+}
+
+/// A copy of an example in a fresh directory, with one file edited.
+fn edited(example: &str, file: &str, from: &str, to: &str) -> PathBuf {
+    let src = root().join("examples").join(example);
+    let dir = std::env::temp_dir().join(format!(
+        "hilbert-forgery-{example}-{}-{}",
+        std::process::id(),
+        file.len() + to.len()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    for entry in std::fs::read_dir(&src).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if [".ha", ".hk", ".hb"].iter().any(|x| name.ends_with(x)) {
+            let mut text = std::fs::read_to_string(&path).unwrap();
+            if name == file {
+                assert!(text.contains(from), "{name} has no `{from}`");
+                text = text.replace(from, to);
+            }
+            std::fs::write(dir.join(&name), text).unwrap();
+        }
+    }
+    dir
+}
+
+#[test]
+fn a_certificate_of_edited_sources_wearing_the_original_digests_is_refused() {
+    // The buyer pays first: the edited exchange cannot deadlock, and its certificate is honest
+    // about the edited IR. Relabelled with the original files, it claims the original does not
+    // deadlock either, which is false.
+    let original = example("cross-wait-deadlock");
+    let dir = edited(
+        "cross-wait-deadlock",
+        "Exchange.hk",
+        "item ← goods ; 10 → payment",
+        "10 → payment ; item ← goods",
+    );
+    let forged_from = build(&dir);
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut body = one_of(&forged_from, "Trader.Trade");
+    let honest = original.iter().find(|b| b.name == "Trader.Trade").unwrap();
+    body.sources = honest.sources.clone();
+    let bytes = forge(body);
+    // The kernel alone admits it: it is a true claim about the IR inside it.
+    let alone = check(&bytes, None);
+    assert!(alone.admitted.is_some(), "{:?}", alone.obligations);
+    // Against the sources it is refused: their IR is another.
+    let bound = check(&bytes, Some(&honest.expected()));
+    assert!(bound.admitted.is_none());
+    let why = bound.invalid.expect("invalid");
+    assert!(
+        why.contains("not the IR the given sources lower to"),
+        "{why}"
+    );
+}
+
+#[test]
+fn a_liveness_theorem_dropped_from_the_ir_is_refused_against_the_sources() {
+    let built = example("livelock");
+    let honest = &built[0];
+    let mut body = one_of(&built, &honest.name);
+    let live = body
+        .witnesses
+        .iter()
+        .position(|w| w.obligation().contains("_live_"))
+        .expect("a liveness witness");
+    body.witnesses.remove(live);
+    for d in &mut body.ir.agents[0].desires {
+        d.reachable_by.clear();
+    }
+    let bytes = forge(body);
+    assert!(check(&bytes, None).invalid.is_none());
+    let why = check(&bytes, Some(&honest.expected()))
+        .invalid
+        .expect("invalid");
+    assert!(why.contains("not the IR"), "{why}");
+}
+
+#[test]
+fn a_network_no_binding_names_or_whose_root_is_missing_is_invalid_never_vacuously_admitted() {
+    let built = example("cross-wait-deadlock");
+    let body = one_of(&built, "Trader.Trade");
+    // An honest, refuted certificate: no binding names its network, and no witness at all.
+    let mut unbound = body.clone();
+    for b in &mut unbound.ir.agents[0].plans {
+        b.network = None;
+    }
+    unbound.witnesses.clear();
+    let r = check(&forge(unbound), None);
+    assert!(r.admitted.is_none() && r.obligations.is_empty());
+    assert!(r.invalid.unwrap().contains("no plan binding"));
+    // The root plan out of range.
+    let mut rootless = body.clone();
+    rootless.ir.networks[0].root.0 = 99;
+    let r = check(&forge(rootless), None);
+    assert!(r.admitted.is_none());
+    assert!(r.invalid.unwrap().contains("root plan 99"));
+    // Two bindings naming one network, so that one binding's desires would go unchecked.
+    let mut twice = body.clone();
+    let extra = twice.ir.agents[0].plans[0].clone();
+    twice.ir.agents[0].plans.push(extra);
+    let r = check(&forge(twice), None);
+    assert!(r.invalid.unwrap().contains("more than one plan binding"));
+}
+
+/// The seed's `Operator.Work`, honest.
+fn seed_work() -> (Built, Body) {
+    let built = example("production-line");
+    let b = built
+        .into_iter()
+        .find(|b| b.name == "Operator.Work")
+        .unwrap();
+    let body = cert::decode(&b.bytes).unwrap();
+    (b, body)
+}
+
+#[test]
+fn an_unreachable_state_cannot_lend_the_frame_its_worlds() {
+    // A state no step reaches, whose beliefs are every atom the scene ever believes: if the
+    // kernel judged the frame on it, its worlds would satisfy the existence axioms for free.
+    let (b, mut body) = seed_work();
+    let mut all = table_states(&body.states).unwrap();
+    let every: BTreeSet<_> = all.iter().flat_map(|s| s.beliefs.clone()).collect();
+    all.push(State {
+        term: Term::Done,
+        beliefs: every,
+    });
+    body.states = state_table(&all);
+    for w in &mut body.witnesses {
+        if let cert::Witness::Ranking { ranks, .. } = w {
+            ranks.push(0);
+        }
+    }
+    let r = check(&forge(body), Some(&b.expected()));
+    assert!(refused_by(&r, "states.reachable"), "{:?}", r.obligations);
+}
+
+#[test]
+fn the_states_have_one_order_only() {
+    let (b, body) = seed_work();
+    let all = table_states(&body.states).unwrap();
+    assert!(all.len() >= 3);
+    let mut swapped = all.clone();
+    let n = swapped.len();
+    swapped.swap(n - 1, n - 2);
+    let mut forged = body.clone();
+    forged.states = state_table(&swapped);
+    for w in &mut forged.witnesses {
+        if let cert::Witness::Ranking { ranks, .. } = w {
+            ranks.swap(n - 1, n - 2);
+        }
+    }
+    let r = check(&forge(forged), Some(&b.expected()));
+    assert!(refused_by(&r, "states.order"), "{:?}", r.obligations);
+    // And the honest order is admitted.
+    assert!(check(&b.bytes, Some(&b.expected())).admitted.is_some());
+}
+
+#[test]
+fn eight_thousand_threads_in_one_state_are_decided_within_the_work_limit() {
+    // A few kilobytes: state 1 is 8,000 copies of the scene, all sharing one term.
+    let (_, mut body) = seed_work();
+    let net = &body.ir.networks[body.network as usize];
+    let sem = Semantics::new(net, &body.ir.agents[net.agent.0 as usize]);
+    let initial = sem.initial();
+    let wide = State {
+        term: Term::Par(vec![initial.term.clone(); 8000]),
+        beliefs: BTreeSet::new(),
+    };
+    body.states = state_table(&[initial, wide]);
+    for w in &mut body.witnesses {
+        if let cert::Witness::Ranking { ranks, .. } = w {
+            *ranks = vec![1, 1];
+        }
+    }
+    let bytes = forge(body);
+    assert!(bytes.len() < 16_000, "{} bytes", bytes.len());
+    let r = check(&bytes, None);
+    assert!(r.admitted.is_none());
+    // Work stops at the limit (give or take the one step that crossed it).
+    let slack = 8_000 * 64 + u64::from(MACRO_STEP_FUEL);
+    assert!(
+        r.work <= work_limit(bytes.len()) + 2 * slack,
+        "{} units",
+        r.work
+    );
+    // Steps are looked up as they are made: the first of the wide state's steps leads outside
+    // the table, and the rest are never made.
+    assert!(
+        r.invalid.is_some() || refused_by(&r, "invariant.closed"),
+        "{:?}",
+        r.invalid
+    );
+}
+
+#[test]
+fn a_pattern_variable_numbered_four_billion_allocates_nothing() {
+    let (_, mut body) = seed_work();
+    let agent = &mut body.ir.agents[0];
+    agent.desires[0].achieved.push(Cond::Believes(Pattern {
+        belief: BeliefId(0),
+        args: vec![PatternArg::Var(u32::MAX)],
+    }));
+    let bytes = forge(body);
+    assert!(bytes.len() < 4_000);
+    let r = check(&bytes, None);
+    assert!(r.invalid.is_none(), "{:?}", r.invalid);
+    assert!(!r.obligations.is_empty());
+}
+
+#[test]
+fn a_plan_with_four_billion_slots_is_invalid() {
+    let (_, mut body) = seed_work();
+    let n = body.network as usize;
+    body.ir.networks[n].plans[0].slots = u32::MAX;
+    let r = check(&forge(body), None);
+    assert!(r.invalid.unwrap().contains("slots"));
+}
+
+#[test]
+fn sources_are_compared_path_and_digest_together() {
+    let (b, mut body) = seed_work();
+    assert!(body.sources.len() >= 2);
+    let (d0, d1) = (body.sources[0].sha256, body.sources[1].sha256);
+    body.sources[0].sha256 = d1;
+    body.sources[1].sha256 = d0;
+    let r = check(&forge(body), Some(&b.expected()));
+    assert!(r.invalid.unwrap().contains("names source"));
+}
+
+#[test]
+fn a_build_is_admitted_only_when_every_network_has_one_admitted_certificate() {
+    let built = example("production-line");
+    assert_eq!(built.len(), 2);
+    let ir: hilbert_certificates::ir::Ir = cert::decode(&built[0].bytes).unwrap().ir;
+    let tokens: Vec<_> = built
+        .iter()
+        .map(|b| {
+            let r = check(&b.bytes, Some(&b.expected()));
+            let t = r.admitted.expect("admitted");
+            assert_eq!(t.certificate(), &cert::sha256(&b.bytes));
+            assert_eq!(t.ir(), &cert::sha256(&b.ir));
+            t
+        })
+        .collect();
+    assert_ne!(tokens[0].network(), tokens[1].network());
+    let all = admit_build(&ir, &[&tokens[0], &tokens[1]]).expect("covered");
+    assert_eq!(all.networks(), 2);
+    // One missing: named.
+    let missing = admit_build(&ir, &[&tokens[1]]).unwrap_err();
+    let name = &built[0].name;
+    assert!(
+        missing.iter().any(|p| p.contains(name.as_str())),
+        "{missing:?}"
+    );
+    // One twice.
+    let twice = admit_build(&ir, &[&tokens[0], &tokens[0], &tokens[1]]).unwrap_err();
+    assert!(twice.iter().any(|p| p.contains("more than one")));
+    // A certificate of another project.
+    let other = example("abort-handler-finishes");
+    let foreign = check(&other[0].bytes, None)
+        .admitted
+        .expect("admitted alone");
+    let mixed = admit_build(&ir, &[&tokens[0], &tokens[1], &foreign]).unwrap_err();
+    assert!(mixed.iter().any(|p| p.contains("another IR")), "{mixed:?}");
+}
