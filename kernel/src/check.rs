@@ -1037,18 +1037,15 @@ fn check_witness(
         (Kind::Live(d), Witness::Ranking { .. } | Witness::RankingExpr { .. }) => {
             // The ranks: given per state, or computed from the expression on every state.
             let ranks: Vec<u64> = match w {
-                Witness::RankingExpr { expr, .. } => {
-                    let per_state = expr.terms.len() as u64 + 1;
-                    (0..t.len())
-                        .map(|i| {
-                            if budget.spend(t.cost(i).saturating_mul(per_state)) {
-                                crate::rank::rank(expr, &t.state(i))
-                            } else {
-                                u64::MAX
-                            }
-                        })
-                        .collect()
-                }
+                Witness::RankingExpr { expr, .. } => (0..t.len())
+                    .map(|i| {
+                        let mut spend = |n| budget.spend(n);
+                        let rank = budget
+                            .spend(t.cost(i))
+                            .then(|| crate::rank::rank_within(expr, &t.state(i), &mut spend));
+                        rank.flatten().unwrap_or(u64::MAX)
+                    })
+                    .collect(),
                 Witness::Ranking { ranks, .. } => ranks.clone(),
                 _ => Vec::new(),
             };
