@@ -389,7 +389,7 @@ fn listing(certs: &[(String, Vec<u8>)]) -> String {
     let mut text = String::new();
     for (path, bytes) in certs {
         match cert::decode(bytes) {
-            Ok(_) => text.push_str(&dump(&[(path.clone(), bytes.clone())])),
+            Ok(body) => text.push_str(&hilbert_frontend::listing::listing(path, &body)),
             Err(e) => text.push_str(&format!("{path}: invalid certificate: {e}\n")),
         }
         text.push('\n');

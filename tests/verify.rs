@@ -312,3 +312,15 @@ fn a_certificate_of_edited_sources_wearing_the_original_names_is_refused() {
         run.stdout
     );
 }
+
+#[test]
+fn dump_lists_the_ir_for_a_person_to_read() {
+    let (_out, certs) = built("production-line");
+    let run = hilbert(&args(&["verify", "--dump"], &certs, &[]), None);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    // Not JSON: a listing, naming the agent, its desire, the plans and their node numbers.
+    assert!(serde_json::from_str::<serde_json::Value>(&run.stdout).is_err());
+    for want in ["Operator", "Produced", "Produce", "Line.hk", "n0"] {
+        assert!(run.stdout.contains(want), "no `{want}` in:\n{}", run.stdout);
+    }
+}
