@@ -302,3 +302,47 @@ fn a_build_is_admitted_only_when_every_network_has_one_admitted_certificate() {
     let mixed = admit_build(&ir, &[&tokens[0], &tokens[1], &foreign]).unwrap_err();
     assert!(mixed.iter().any(|p| p.contains("another IR")), "{mixed:?}");
 }
+
+#[test]
+fn a_choice_of_identical_alternatives_is_cut_off_by_the_work_limit() {
+    // State `n` is a choice of `N` copies of the scene: each of its `N` steps copies all `N` of
+    // them and leads to the same listed state, so its work grows as N² while its bytes grow as
+    // N. The limit cuts it off. (`HILBERT_FORGERY_N` sets N, to measure the worst case at a
+    // megabyte in a release build; the default keeps the test quick.)
+    let n: usize = std::env::var("HILBERT_FORGERY_N")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20_000);
+    let (_, mut body) = seed_work();
+    let mut all = table_states(&body.states).unwrap();
+    let wide = State {
+        term: Term::Choice(vec![all[0].term.clone(); n]),
+        beliefs: BTreeSet::new(),
+    };
+    all.push(wide);
+    body.states = state_table(&all);
+    for w in &mut body.witnesses {
+        if let cert::Witness::Ranking { ranks, .. } = w {
+            ranks.push(0);
+        }
+    }
+    let bytes = forge(body);
+    let started = std::time::Instant::now();
+    let r = check(&bytes, None);
+    eprintln!(
+        "{} bytes: {} work units (limit {}), {:.2} s",
+        bytes.len(),
+        r.work,
+        work_limit(bytes.len()),
+        started.elapsed().as_secs_f64()
+    );
+    assert!(r.admitted.is_none());
+    let why = r.invalid.expect("invalid");
+    assert!(why.contains("more work than the kernel's limit"), "{why}");
+    let step = (n as u64 + 64) * 64 + u64::from(MACRO_STEP_FUEL);
+    assert!(
+        r.work <= work_limit(bytes.len()) + 4 * step,
+        "{} units",
+        r.work
+    );
+}
