@@ -7,7 +7,7 @@
 //! as the certificate's own compact table (a term index and a belief-set index per state); a
 //! state is written out as a tree only while its steps are computed.
 
-use crate::eval::holds;
+use crate::eval::holds_within;
 use crate::semantics::{After, Atom, Fault, Mode, Semantics, State, Term};
 use hilbert_certificates::cert::{
     self, AfterRec, AtomRec, Body, FaultRec, SourceDigest, StateTable, TermNode, Witness,
@@ -207,6 +207,17 @@ pub fn obligations(ir: &Ir, n: usize) -> Result<Vec<(String, Kind)>, String> {
             p.name, p.slots
         ));
     }
+    // Every walk over the network's nodes is counted, all together bounded.
+    let mut walk_left: u64 = MAX_CODE_WALK;
+    let mut walk = |n: usize| -> Result<(), String> {
+        walk_left = walk_left.saturating_sub(n as u64 + 1);
+        match walk_left {
+            0 => Err(format!(
+                "deriving the obligations walks more than the kernel's limit of {MAX_CODE_WALK} nodes"
+            )),
+            _ => Ok(()),
+        }
+    };
     let mut out = vec![(format!("{}_no_deadlock", root.name), Kind::NoDeadlock)];
     for (di, d) in agent.desires.iter().enumerate() {
         if !d.reachable_by.contains(&(binding as u32)) {
@@ -214,6 +225,7 @@ pub fn obligations(ir: &Ir, n: usize) -> Result<Vec<(String, Kind)>, String> {
         }
         out.push((format!("{}_live_{}", net.binding, d.name), Kind::Live(di)));
         for (cond, _) in &d.impossible {
+            walk(net.nodes.len())?;
             if let Some(atom) = constant_atom(cond)
                 && can_raise(net, &atom)
             {
@@ -225,7 +237,9 @@ pub fn obligations(ir: &Ir, n: usize) -> Result<Vec<(String, Kind)>, String> {
         }
     }
     for (pi, code) in net.plans.iter().enumerate() {
-        let mut tells: Vec<u32> = nodes_of(net, code)
+        let nodes = nodes_of(net, code);
+        walk(nodes.len())?;
+        let mut tells: Vec<u32> = nodes
             .into_iter()
             .filter_map(|i| match net.nodes.get(i) {
                 Some(Node::Tell { index, .. }) => Some(*index),
@@ -250,6 +264,10 @@ pub fn obligations(ir: &Ir, n: usize) -> Result<Vec<(String, Kind)>, String> {
     ));
     Ok(out)
 }
+
+/// The most nodes [`obligations`] walks, all walks together (each plan's code, and the whole
+/// network once per `impossible` condition): a larger IR is refused, not walked.
+pub const MAX_CODE_WALK: u64 = 1 << 22;
 
 /// The nodes in the code of `code` (its body and handlers), each once.
 fn nodes_of(net: &Network, code: &hilbert_certificates::ir::PlanCode) -> BTreeSet<usize> {
@@ -1035,7 +1053,8 @@ fn check_witness(
                 .map(|k| t.beliefs_of_set(k))
                 .collect();
             let beliefs: Vec<_> = sets.iter().collect();
-            crate::frame::check_frame(&body.ir, net, sem.agent(), served, &beliefs, oblig)
+            let spend = |n| budget.spend(n);
+            crate::frame::check_frame(&body.ir, net, sem.agent(), served, &beliefs, oblig, &spend)
         }
         (Kind::NoDeadlock, Witness::Invariant { .. }) => check_invariant(c, oblig),
         (Kind::Live(d), Witness::Ranking { .. } | Witness::RankingExpr { .. }) => {
@@ -1069,7 +1088,10 @@ fn check_witness(
             let goal_sets: Vec<bool> = (0..t.set_list.len() as u32)
                 .map(|k| {
                     let b = t.beliefs_of_set(k);
-                    achieved.iter().any(|a| holds(a, &b, Some(0)))
+                    let spend = |n| budget.spend(n);
+                    achieved
+                        .iter()
+                        .any(|a| holds_within(a, &b, Some(0), &spend))
                 })
                 .collect();
             let goal = |i: usize| goal_sets[t.set_of[i] as usize];

@@ -87,52 +87,72 @@ pub fn compare(op: CompareOp, a: &Value, b: &Value) -> Result<bool, EvalError> {
 /// patterns bind their fresh variables existentially: `B(self) made(n) ∧ n < 3` holds when some
 /// believed `made(v)` has `v < 3`. An error inside a comparison makes that comparison false.
 pub fn holds(cond: &Cond, beliefs: &BTreeSet<Atom>, attention: Option<u32>) -> bool {
-    let mut bindings = Vec::new();
-    solve(&[cond], beliefs, attention, &mut bindings)
+    holds_within(cond, beliefs, attention, &|_| true)
+}
+
+/// [`holds`], telling `spend` what each step of the search costs (one unit per goal it looks at
+/// and per belief it tries against a pattern): a condition of many patterns can take time
+/// exponential in their number. When `spend` says no, the answer is `false`, and means nothing:
+/// the kernel then refuses the whole certificate for passing its work limit.
+pub fn holds_within(
+    cond: &Cond,
+    beliefs: &BTreeSet<Atom>,
+    attention: Option<u32>,
+    spend: &dyn Fn(u64) -> bool,
+) -> bool {
+    let w = World {
+        beliefs,
+        attention,
+        spend,
+    };
+    solve(&[cond], &w, &mut Vec::new())
+}
+
+/// What a condition is evaluated in.
+struct World<'a> {
+    beliefs: &'a BTreeSet<Atom>,
+    attention: Option<u32>,
+    spend: &'a dyn Fn(u64) -> bool,
 }
 
 /// Whether the conjunction of `goals` holds under some extension of `bindings`.
-fn solve(
-    goals: &[&Cond],
-    beliefs: &BTreeSet<Atom>,
-    attention: Option<u32>,
-    bindings: &mut Bindings,
-) -> bool {
+fn solve(goals: &[&Cond], w: &World, bindings: &mut Bindings) -> bool {
     let Some((first, rest)) = goals.split_first() else {
         return true;
     };
+    if !(w.spend)(goals.len() as u64) {
+        return false;
+    }
+    let attention = w.attention;
     match first {
-        Cond::True => solve(rest, beliefs, attention, bindings),
+        Cond::True => solve(rest, w, bindings),
         Cond::False => false,
-        Cond::Attending(a) => attention == Some(*a) && solve(rest, beliefs, attention, bindings),
+        Cond::Attending(a) => attention == Some(*a) && solve(rest, w, bindings),
         Cond::Compare(op, a, b) => {
             let ok = match (term(a, bindings), term(b, bindings)) {
                 (Ok(x), Ok(y)) => compare(*op, &x, &y).unwrap_or(false),
                 _ => false,
             };
-            ok && solve(rest, beliefs, attention, bindings)
+            ok && solve(rest, w, bindings)
         }
         Cond::Not(inner) => {
             // Negation binds nothing: it holds when the inner condition has no solution.
             let mut scratch = bindings.clone();
-            !solve(&[inner], beliefs, attention, &mut scratch)
-                && solve(rest, beliefs, attention, bindings)
+            !solve(&[inner], w, &mut scratch) && solve(rest, w, bindings)
         }
         Cond::And(parts) => {
             let mut all: Vec<&Cond> = parts.iter().collect();
             all.extend_from_slice(rest);
-            solve(&all, beliefs, attention, bindings)
+            solve(&all, w, bindings)
         }
         Cond::Or(parts) => parts.iter().any(|p| {
             let mut b = bindings.clone();
             let mut all = vec![p];
             all.extend_from_slice(rest);
-            solve(&all, beliefs, attention, &mut b)
+            solve(&all, w, &mut b)
         }),
-        Cond::Believes(pattern) => matches(None, pattern, rest, beliefs, attention, bindings),
-        Cond::Told(agent, pattern) => {
-            matches(Some(*agent), pattern, rest, beliefs, attention, bindings)
-        }
+        Cond::Believes(pattern) => matches(None, pattern, rest, w, bindings),
+        Cond::Told(agent, pattern) => matches(Some(*agent), pattern, rest, w, bindings),
     }
 }
 
@@ -140,11 +160,13 @@ fn matches(
     told: Option<AgentId>,
     pattern: &Pattern,
     rest: &[&Cond],
-    beliefs: &BTreeSet<Atom>,
-    attention: Option<u32>,
+    w: &World,
     bindings: &mut Bindings,
 ) -> bool {
-    for atom in beliefs {
+    for atom in w.beliefs {
+        if !(w.spend)(1) {
+            return false;
+        }
         if atom.told != told
             || atom.belief != pattern.belief
             || atom.args.len() != pattern.args.len()
@@ -163,7 +185,7 @@ fn matches(
                 }
             },
         });
-        if fits && solve(rest, beliefs, attention, bindings) {
+        if fits && solve(rest, w, bindings) {
             return true;
         }
         *bindings = saved;

@@ -5,7 +5,7 @@
 //! attention sets, desired sets and intended sets so that it stays linear in the states.
 
 use crate::check::{Refusal, Verdict};
-use crate::eval::holds;
+use crate::eval::holds_within;
 use crate::semantics::Atom;
 use hilbert_certificates::ir::{Agent, CommitmentStrategy, Ir, Network};
 use std::collections::{BTreeMap, BTreeSet};
@@ -37,7 +37,9 @@ fn show(ir: &Ir, net: &Network, b: &Beliefs, a: u32) -> String {
 }
 
 /// Checks the frame of network `net` (of `ir`, run by `agent`) over the belief sets `beliefs`,
-/// for the desires `served` (indices into the agent's desires).
+/// for the desires `served` (indices into the agent's desires). Each condition evaluated and each
+/// comparison of worlds is charged to `spend`; when it says no, the frame is refused
+/// (`frame.work`), and the kernel refuses the certificate for passing its work limit.
 pub fn check_frame(
     ir: &Ir,
     net: &Network,
@@ -45,7 +47,9 @@ pub fn check_frame(
     served: &[usize],
     beliefs: &[&Beliefs],
     oblig: &str,
+    spend: &dyn Fn(u64) -> bool,
 ) -> Verdict {
+    let holds = |c, b, a| holds_within(c, b, a, spend);
     let refuse = |rule: &'static str, w: Option<(&Beliefs, u32)>, reason: String| {
         Verdict::Refused(Refusal {
             obligation: oblig.into(),
@@ -66,6 +70,14 @@ pub fn check_frame(
             ),
         );
     }
+    let over = || {
+        Verdict::Refused(Refusal {
+            obligation: oblig.into(),
+            state: None,
+            rule: "frame.work",
+            reason: "checking the frame passes the kernel's work limit".into(),
+        })
+    };
     let n = agent.attentions.len().max(1) as u32;
     let mut distinct: Vec<&Beliefs> = beliefs.to_vec();
     distinct.sort();
@@ -105,6 +117,10 @@ pub fn check_frame(
             }
         }
         for (aw, succ) in att.iter().enumerate() {
+            let pairs: u64 = succ.iter().map(|&au| att[au as usize].len() as u64).sum();
+            if !spend(pairs.saturating_mul(2).saturating_add(1)) {
+                return over();
+            }
             for &au in succ {
                 for &av in &att[au as usize] {
                     if !succ.contains(&av) {
@@ -174,6 +190,9 @@ pub fn check_frame(
         ("frame.D-intention", "D for R^I", 1),
     ] {
         for ((des, int), &w) in &minds {
+            if !spend((achieved.len() * served.len()) as u64 + 1) {
+                return over();
+            }
             let s = if pick == 0 { des } else { int };
             if !achieved.keys().any(|a| subset(s, a)) {
                 return refuse(
@@ -188,6 +207,9 @@ pub fn check_frame(
         }
     }
     for ((des, int), &w) in &minds {
+        if !spend((achieved.len() * served.len()) as u64 + 1) {
+            return over();
+        }
         for (a, &(vb, va)) in &achieved {
             if subset(des, a) && !subset(int, a) {
                 return refuse(

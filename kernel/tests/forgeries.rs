@@ -346,3 +346,17 @@ fn a_choice_of_identical_alternatives_is_cut_off_by_the_work_limit() {
         r.work
     );
 }
+
+#[test]
+fn a_condition_that_takes_exponential_time_is_cut_off_by_the_work_limit() {
+    // `(true ∨ true) ∧ … ∧ (true ∨ true) ∧ false`, sixty times: 2^60 ways to fail.
+    let (_, mut body) = seed_work();
+    let mut parts = vec![Cond::Or(vec![Cond::True, Cond::True]); 60];
+    parts.push(Cond::False);
+    body.ir.agents[0].desires[0].achieved.push(Cond::And(parts));
+    let bytes = forge(body);
+    let r = check(&bytes, None);
+    assert!(r.admitted.is_none());
+    let why = r.invalid.expect("invalid");
+    assert!(why.contains("more work than the kernel's limit"), "{why}");
+}
