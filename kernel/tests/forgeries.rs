@@ -307,26 +307,38 @@ fn a_build_is_admitted_only_when_every_network_has_one_admitted_certificate() {
 fn a_choice_of_identical_alternatives_is_cut_off_by_the_work_limit() {
     // State `n` is a choice of `N` copies of the scene: each of its `N` steps copies all `N` of
     // them and leads to the same listed state, so its work grows as N² while its bytes grow as
-    // N. The limit cuts it off. (`HILBERT_FORGERY_N` sets N, to measure the worst case at a
-    // megabyte in a release build; the default keeps the test quick.)
-    let n: usize = std::env::var("HILBERT_FORGERY_N")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(20_000);
+    // N. The limit cuts it off. (To measure the worst case at a megabyte in a release build:
+    // `HILBERT_FORGERY_N` sets N, `HILBERT_FORGERY_STATES` how many such states, of N, N − 1, …
+    // alternatives, and `HILBERT_FORGERY_OUT` a file to write the certificate to, for `hilbert
+    // verify`. The defaults keep the test quick.)
+    let var = |name: &str, default: usize| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    let (n, wide) = (
+        var("HILBERT_FORGERY_N", 20_000),
+        var("HILBERT_FORGERY_STATES", 1),
+    );
     let (_, mut body) = seed_work();
     let mut all = table_states(&body.states).unwrap();
-    let wide = State {
-        term: Term::Choice(vec![all[0].term.clone(); n]),
-        beliefs: BTreeSet::new(),
-    };
-    all.push(wide);
+    for k in 0..wide {
+        all.push(State {
+            term: Term::Choice(vec![all[0].term.clone(); n - k]),
+            beliefs: BTreeSet::new(),
+        });
+    }
     body.states = state_table(&all);
     for w in &mut body.witnesses {
         if let cert::Witness::Ranking { ranks, .. } = w {
-            ranks.push(0);
+            ranks.resize(all.len(), 0);
         }
     }
     let bytes = forge(body);
+    if let Ok(out) = std::env::var("HILBERT_FORGERY_OUT") {
+        std::fs::write(out, &bytes).unwrap();
+    }
     let started = std::time::Instant::now();
     let r = check(&bytes, None);
     eprintln!(
