@@ -7,13 +7,12 @@
 
 use crate::explore::{Graph, Space, StateId};
 use hilbert_certificates::cert::{
-    self, AfterRec, AtomRec, Body, FaultRec, Feature, RankExpr, SourceDigest, StateTable, TermNode,
-    Witness,
+    self, AtomRec, Body, Feature, RankExpr, SourceDigest, StateTable, TermNode, Witness,
 };
 use hilbert_certificates::ir::Ir;
 use hilbert_kernel::check::{Kind, obligations};
 use hilbert_kernel::eval::holds;
-use hilbert_kernel::semantics::{After, Atom, Fault, Mode, Semantics, State, Term};
+use hilbert_kernel::semantics::{After, Atom, Semantics, State, Term};
 use std::collections::{BTreeSet, HashMap};
 
 /// Builds the canonical table of `states`: terms hash-consed in first-use order (children
@@ -70,66 +69,9 @@ impl TableBuilder {
     }
 
     fn term(&mut self, term: &Term) -> u32 {
-        let node = match term {
-            Term::Done => TermNode::Done,
-            Term::Faulted(f) => TermNode::Faulted(match f {
-                Fault::NoArm(n) => FaultRec::NoArm(*n),
-                Fault::Overflow(n) => FaultRec::Overflow(*n),
-                Fault::DivisionByZero(n) => FaultRec::DivisionByZero(*n),
-                Fault::Diverged => FaultRec::Diverged,
-                Fault::Malformed(n) => FaultRec::Malformed(*n),
-            }),
-            Term::Thread {
-                inst,
-                plan,
-                stack,
-                env,
-                mode,
-            } => TermNode::Thread {
-                inst: *inst,
-                plan: *plan,
-                stack: stack.clone(),
-                env: env.clone(),
-                ready: *mode == Mode::Ready,
-            },
-            Term::Then(a, b) => TermNode::Then(self.term(a), self.term(b)),
-            Term::Par(cs) => TermNode::Par(cs.iter().map(|c| self.term(c)).collect()),
-            Term::Choice(cs) => TermNode::Choice(cs.iter().map(|c| self.term(c)).collect()),
-            Term::Interrupt(p, q) => TermNode::Interrupt(self.term(p), self.term(q)),
-            Term::Label {
-                inst,
-                label,
-                body,
-                start,
-            } => TermNode::Label {
-                inst: *inst,
-                label: *label,
-                body: self.term(body),
-                start: self.term(start),
-            },
-            Term::Inst {
-                inst,
-                plan,
-                params,
-                body,
-            } => TermNode::Inst {
-                inst: *inst,
-                plan: *plan,
-                params: params.clone(),
-                body: self.term(body),
-            },
-            Term::Suspended(t) => TermNode::Suspended(self.term(t)),
-            Term::Handling { body, then } => {
-                let body = self.term(body);
-                let then = match then {
-                    After::End => AfterRec::End,
-                    After::Suspend(t) => AfterRec::Suspend(self.term(t)),
-                    After::Continue(t) => AfterRec::Continue(self.term(t)),
-                    After::Restart(t) => AfterRec::Restart(self.term(t)),
-                };
-                TermNode::Handling { body, then }
-            }
-        };
+        // Every child gets a number (it is interned first), so the node always exists.
+        let node = hilbert_kernel::check::term_node(term, &mut |c| Some(self.term(c)))
+            .unwrap_or(TermNode::Done);
         self.intern(node)
     }
 }

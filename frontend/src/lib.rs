@@ -60,12 +60,11 @@ impl Checked {
     }
 }
 
-/// The IR of the loaded files, by the same deterministic lowering as [`check_project`], without
-/// the analyses that ask Z3: what `hilbert verify --sources` compares a certificate's IR with.
-/// The errors, when the files do not lower.
-pub fn lower_project(
+/// Parses every decodable file and resolves the program: the first half of [`check_project`]
+/// and of [`lower_project`], with the diagnostics so far (loading's included).
+fn parse_and_resolve(
     loaded: &project::Loaded,
-) -> Result<hilbert_certificates::ir::Ir, Vec<Diagnostic>> {
+) -> (Vec<ParsedFile>, check::Program, Vec<Diagnostic>) {
     let mut diagnostics = loaded.diagnostics.clone();
     let mut parsed = Vec::new();
     for file in loaded.sources.files() {
@@ -81,6 +80,16 @@ pub fn lower_project(
     }
     let (program, found) = check::resolve(&loaded.sources, &parsed);
     diagnostics.extend(found);
+    (parsed, program, diagnostics)
+}
+
+/// The IR of the loaded files, by the same deterministic lowering as [`check_project`], without
+/// the analyses that ask Z3: what `hilbert verify --sources` compares a certificate's IR with.
+/// The errors, when the files do not lower.
+pub fn lower_project(
+    loaded: &project::Loaded,
+) -> Result<hilbert_certificates::ir::Ir, Vec<Diagnostic>> {
+    let (parsed, program, mut diagnostics) = parse_and_resolve(loaded);
     diagnostics.retain(Diagnostic::is_error);
     if !diagnostics.is_empty() {
         return Err(diagnostics);
@@ -96,21 +105,7 @@ pub fn check_project(loaded: &project::Loaded) -> Checked {
 
 /// Parses and checks every loaded file; the condition analysis runs Z3 with `options`.
 pub fn check_project_with(loaded: &project::Loaded, options: hilbert_smt::Options) -> Checked {
-    let mut diagnostics = loaded.diagnostics.clone();
-    let mut parsed = Vec::new();
-    for file in loaded.sources.files() {
-        if loaded.undecodable.contains(&file.id) {
-            continue;
-        }
-        let (module, mut diags) = syntax::parse(file);
-        diagnostics.append(&mut diags);
-        parsed.push(ParsedFile {
-            file: file.id,
-            module,
-        });
-    }
-    let (program, found) = check::resolve(&loaded.sources, &parsed);
-    diagnostics.extend(found);
+    let (parsed, program, mut diagnostics) = parse_and_resolve(loaded);
     // Lowering is a static check too (it refuses unbounded networks), but only a program
     // without errors can be lowered.
     let ir = if diagnostics.iter().any(Diagnostic::is_error) {

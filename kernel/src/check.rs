@@ -578,75 +578,73 @@ impl<'t> Table<'t> {
     }
 
     fn find_term(&self, t: &Term) -> Option<u32> {
-        let node = match t {
-            Term::Done => TermNode::Done,
-            Term::Faulted(f) => TermNode::Faulted(match f {
-                Fault::NoArm(n) => FaultRec::NoArm(*n),
-                Fault::Overflow(n) => FaultRec::Overflow(*n),
-                Fault::DivisionByZero(n) => FaultRec::DivisionByZero(*n),
-                Fault::Diverged => FaultRec::Diverged,
-                Fault::Malformed(n) => FaultRec::Malformed(*n),
-            }),
-            Term::Thread {
-                inst,
-                plan,
-                stack,
-                env,
-                mode,
-            } => TermNode::Thread {
-                inst: *inst,
-                plan: *plan,
-                stack: stack.clone(),
-                env: env.clone(),
-                ready: *mode == Mode::Ready,
-            },
-            Term::Then(a, b) => TermNode::Then(self.find_term(a)?, self.find_term(b)?),
-            Term::Par(cs) => TermNode::Par(
-                cs.iter()
-                    .map(|c| self.find_term(c))
-                    .collect::<Option<_>>()?,
-            ),
-            Term::Choice(cs) => TermNode::Choice(
-                cs.iter()
-                    .map(|c| self.find_term(c))
-                    .collect::<Option<_>>()?,
-            ),
-            Term::Interrupt(a, b) => TermNode::Interrupt(self.find_term(a)?, self.find_term(b)?),
-            Term::Label {
-                inst,
-                label,
-                body,
-                start,
-            } => TermNode::Label {
-                inst: *inst,
-                label: *label,
-                body: self.find_term(body)?,
-                start: self.find_term(start)?,
-            },
-            Term::Inst {
-                inst,
-                plan,
-                params,
-                body,
-            } => TermNode::Inst {
-                inst: *inst,
-                plan: *plan,
-                params: params.clone(),
-                body: self.find_term(body)?,
-            },
-            Term::Suspended(b) => TermNode::Suspended(self.find_term(b)?),
-            Term::Handling { body, then } => TermNode::Handling {
-                body: self.find_term(body)?,
-                then: match then {
-                    After::End => AfterRec::End,
-                    After::Suspend(t) => AfterRec::Suspend(self.find_term(t)?),
-                    After::Continue(t) => AfterRec::Continue(self.find_term(t)?),
-                    After::Restart(t) => AfterRec::Restart(self.find_term(t)?),
-                },
-            },
-        };
+        let node = term_node(t, &mut |c| self.find_term(c))?;
         self.terms.get(&node).copied()
     }
+}
+
+/// The table node of a term whose children `child` numbers (`None` when one has no number): how
+/// a term is written into a table, and looked up in one.
+pub fn term_node(t: &Term, child: &mut dyn FnMut(&Term) -> Option<u32>) -> Option<TermNode> {
+    Some(match t {
+        Term::Done => TermNode::Done,
+        Term::Faulted(f) => TermNode::Faulted(match f {
+            Fault::NoArm(n) => FaultRec::NoArm(*n),
+            Fault::Overflow(n) => FaultRec::Overflow(*n),
+            Fault::DivisionByZero(n) => FaultRec::DivisionByZero(*n),
+            Fault::Diverged => FaultRec::Diverged,
+            Fault::Malformed(n) => FaultRec::Malformed(*n),
+        }),
+        Term::Thread {
+            inst,
+            plan,
+            stack,
+            env,
+            mode,
+        } => TermNode::Thread {
+            inst: *inst,
+            plan: *plan,
+            stack: stack.clone(),
+            env: env.clone(),
+            ready: *mode == Mode::Ready,
+        },
+        Term::Then(a, b) => TermNode::Then(child(a)?, child(b)?),
+        Term::Par(cs) => TermNode::Par(cs.iter().map(|c| child(c)).collect::<Option<_>>()?),
+        Term::Choice(cs) => TermNode::Choice(cs.iter().map(|c| child(c)).collect::<Option<_>>()?),
+        Term::Interrupt(a, b) => TermNode::Interrupt(child(a)?, child(b)?),
+        Term::Label {
+            inst,
+            label,
+            body,
+            start,
+        } => TermNode::Label {
+            inst: *inst,
+            label: *label,
+            body: child(body)?,
+            start: child(start)?,
+        },
+        Term::Inst {
+            inst,
+            plan,
+            params,
+            body,
+        } => TermNode::Inst {
+            inst: *inst,
+            plan: *plan,
+            params: params.clone(),
+            body: child(body)?,
+        },
+        Term::Suspended(b) => TermNode::Suspended(child(b)?),
+        Term::Handling { body, then } => TermNode::Handling {
+            body: child(body)?,
+            then: match then {
+                After::End => AfterRec::End,
+                After::Suspend(t) => AfterRec::Suspend(child(t)?),
+                After::Continue(t) => AfterRec::Continue(child(t)?),
+                After::Restart(t) => AfterRec::Restart(child(t)?),
+            },
+        },
+    })
 }
 
 /// The first-use walk of a table's terms (see [`Table::new`]).
