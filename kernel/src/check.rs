@@ -609,8 +609,8 @@ pub fn term_node(t: &Term, child: &mut dyn FnMut(&Term) -> Option<u32>) -> Optio
             ready: *mode == Mode::Ready,
         },
         Term::Then(a, b) => TermNode::Then(child(a)?, child(b)?),
-        Term::Par(cs) => TermNode::Par(cs.iter().map(|c| child(c)).collect::<Option<_>>()?),
-        Term::Choice(cs) => TermNode::Choice(cs.iter().map(|c| child(c)).collect::<Option<_>>()?),
+        Term::Par(cs) => TermNode::Par(cs.iter().map(&mut *child).collect::<Option<_>>()?),
+        Term::Choice(cs) => TermNode::Choice(cs.iter().map(&mut *child).collect::<Option<_>>()?),
         Term::Interrupt(a, b) => TermNode::Interrupt(child(a)?, child(b)?),
         Term::Label {
             inst,
