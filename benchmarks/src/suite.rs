@@ -29,6 +29,7 @@ use std::path::{Path, PathBuf};
 pub const GENERATORS: &[&str] = &[
     "philosophers-symmetric",
     "philosophers-asymmetric",
+    "philosophers-plain",
     "token-ring",
     "cyclic-scheduler",
     "pipeline",
@@ -46,6 +47,7 @@ pub fn generate(generator: &str, n: usize, k: usize) -> Result<Vec<(String, Stri
     Ok(match generator {
         "philosophers-symmetric" => crate::philosophers(n, true),
         "philosophers-asymmetric" => crate::philosophers(n, false),
+        "philosophers-plain" => crate::plain_table(n),
         "token-ring" => crate::token_ring(n),
         "cyclic-scheduler" => crate::scheduler(n),
         "pipeline" => crate::pipeline(n, k),
@@ -229,6 +231,7 @@ mod tests {
             [
                 "cyclic-scheduler",
                 "philosophers-asymmetric",
+                "philosophers-plain",
                 "philosophers-symmetric",
                 "pipeline",
                 "production-line",
