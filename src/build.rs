@@ -354,8 +354,9 @@ fn human(
             .count()
     };
     text.push_str(&format!(
-        "\n{} theorems: {} proved, {} refuted, {} unproved; {} warning{}\n",
+        "\n{} theorem{}: {} proved, {} refuted, {} unproved; {} warning{}\n",
         proofs.theorems.len(),
+        if proofs.theorems.len() == 1 { "" } else { "s" },
         count("proved"),
         count("refuted"),
         count("unproved"),

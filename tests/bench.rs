@@ -41,6 +41,7 @@ fn the_smoke_suite_runs_every_model_and_every_verdict_is_as_expected() {
     for m in [
         "cyclic-scheduler",
         "philosophers-asymmetric",
+        "philosophers-plain",
         "philosophers-symmetric",
         "pipeline",
         "production-line",

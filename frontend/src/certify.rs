@@ -321,7 +321,7 @@ pub fn certificate(
                 let sub_ranks = ranks(&sub.graph, &finished);
                 Witness::Release {
                     obligation: name,
-                    states: space_table(sub_order.len(), &|k| sub.state(StateId(sub_order[k]))),
+                    states: sub.table(&sub_order),
                     ranks: sub_order.iter().map(|&i| sub_ranks[i as usize]).collect(),
                 }
             }
@@ -336,7 +336,7 @@ pub fn certificate(
         ir_sha256: cert::sha256(&cert::ir_bytes(ir)),
         ir: ir.clone(),
         network: n as u32,
-        states: space_table(order.len(), &|k| state(order[k] as usize)),
+        states: space.table(&order),
         witnesses,
     };
     cert::encode(&body)

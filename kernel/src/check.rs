@@ -13,7 +13,7 @@ use hilbert_certificates::cert::{
     self, AfterRec, AtomRec, Body, FaultRec, SourceDigest, StateTable, TermNode, Witness,
 };
 use hilbert_certificates::ir::{
-    AgentId, BeliefId, Cond, Ir, Network, Node, PatternArg, PlanId, Value,
+    AgentId, BeliefId, Cond, Ir, LabelId, Network, Node, NodeId, PatternArg, PlanId, Value,
 };
 use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -399,15 +399,15 @@ fn term_children(node: &TermNode) -> Vec<u32> {
 /// order). States stay in this compact form; [`Table::state`] writes one out.
 struct Table<'t> {
     raw: &'t StateTable,
-    terms: HashMap<&'t TermNode, u32>,
-    atoms: HashMap<&'t AtomRec, u32>,
+    terms: FastMap<View<'t>, u32>,
+    atoms: FastMap<&'t AtomRec, u32>,
     /// The distinct belief sets (atom index lists), numbered in first-use order.
-    sets: HashMap<&'t [u32], u32>,
+    sets: FastMap<&'t [u32], u32>,
     /// Each state's belief set.
     set_of: Vec<u32>,
     /// Each belief set, in order.
     set_list: Vec<&'t [u32]>,
-    index: HashMap<(u32, u32), u32>,
+    index: FastMap<(u32, u32), u32>,
     size: Vec<u64>,
 }
 
@@ -418,7 +418,7 @@ impl<'t> Table<'t> {
         }
         let mut depth: Vec<u32> = Vec::with_capacity(raw.terms.len());
         let mut size: Vec<u64> = Vec::with_capacity(raw.terms.len());
-        let mut terms = HashMap::with_capacity(raw.terms.len());
+        let mut terms = fast_map(raw.terms.len());
         for (i, node) in raw.terms.iter().enumerate() {
             let own = match node {
                 TermNode::Thread { stack, env, .. } => (stack.len() + env.len()) as u64,
@@ -440,13 +440,13 @@ impl<'t> Table<'t> {
                     "term {i} is nested {d} deep, more than the kernel's limit of {MAX_TERM_DEPTH}"
                 ));
             }
-            if let Some(j) = terms.insert(node, i as u32) {
+            if let Some(j) = terms.insert(View::of(node), i as u32) {
                 return Err(format!("terms {j} and {i} are the same term, listed twice"));
             }
             depth.push(d);
             size.push(n);
         }
-        let mut atoms = HashMap::with_capacity(raw.atoms.len());
+        let mut atoms = fast_map(raw.atoms.len());
         for (i, a) in raw.atoms.iter().enumerate() {
             if let Some(j) = atoms.insert(a, i as u32) {
                 return Err(format!("atoms {j} and {i} are the same atom, listed twice"));
@@ -456,10 +456,10 @@ impl<'t> Table<'t> {
             raw,
             terms,
             atoms,
-            sets: HashMap::new(),
+            sets: fast_map(0),
             set_of: Vec::with_capacity(raw.states.len()),
             set_list: Vec::new(),
-            index: HashMap::with_capacity(raw.states.len()),
+            index: fast_map(raw.states.len()),
             size,
         };
         // First-use order: walking the states in order, each term's children before it, left
@@ -577,9 +577,191 @@ impl<'t> Table<'t> {
         self.index.get(&(term, set)).copied()
     }
 
+    /// The index of a written-out term, when the table lists it: its children are looked up
+    /// first, then the node, compared field by field (a [`View`]) without copying it.
     fn find_term(&self, t: &Term) -> Option<u32> {
-        let node = term_node(t, &mut |c| self.find_term(c))?;
-        self.terms.get(&node).copied()
+        let mut kids: Vec<u32> = Vec::new();
+        let view = match t {
+            Term::Done => View::Done,
+            Term::Faulted(f) => View::Faulted(fault_rec(f)),
+            Term::Thread {
+                inst,
+                plan,
+                stack,
+                env,
+                mode,
+            } => View::Thread {
+                inst: *inst,
+                plan: *plan,
+                stack,
+                env,
+                ready: *mode == Mode::Ready,
+            },
+            Term::Then(a, b) => View::Then(self.find_term(a)?, self.find_term(b)?),
+            Term::Par(cs) | Term::Choice(cs) => {
+                kids.reserve_exact(cs.len());
+                for c in cs {
+                    kids.push(self.find_term(c)?);
+                }
+                if matches!(t, Term::Par(_)) {
+                    View::Par(&kids)
+                } else {
+                    View::Choice(&kids)
+                }
+            }
+            Term::Interrupt(a, b) => View::Interrupt(self.find_term(a)?, self.find_term(b)?),
+            Term::Label {
+                inst,
+                label,
+                body,
+                start,
+            } => View::Label {
+                inst: *inst,
+                label: *label,
+                body: self.find_term(body)?,
+                start: self.find_term(start)?,
+            },
+            Term::Inst {
+                inst,
+                plan,
+                params,
+                body,
+            } => View::Inst {
+                inst: *inst,
+                plan: *plan,
+                params,
+                body: self.find_term(body)?,
+            },
+            Term::Suspended(b) => View::Suspended(self.find_term(b)?),
+            Term::Handling { body, then } => View::Handling {
+                body: self.find_term(body)?,
+                then: match then {
+                    After::End => (0, 0),
+                    After::Suspend(x) => (1, self.find_term(x)?),
+                    After::Continue(x) => (2, self.find_term(x)?),
+                    After::Restart(x) => (3, self.find_term(x)?),
+                },
+            },
+        };
+        // The map is keyed by views of the table's own nodes; a map of longer-lived keys is a
+        // map of shorter-lived ones (keys are covariant), so the view of `t` can be looked up.
+        let terms: &FastMap<View<'_>, u32> = &self.terms;
+        terms.get(&view).copied()
+    }
+}
+
+/// A fast hasher seeded at random once per process (foldhash): fast like Fx, but a hostile
+/// certificate cannot choose colliding keys without knowing the seed.
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
+fn fast_map<K, V>(capacity: usize) -> FastMap<K, V> {
+    HashMap::with_capacity_and_hasher(capacity, foldhash::fast::RandomState::default())
+}
+
+/// A table node seen through borrowed fields: a node of the table, or a written-out term whose
+/// children have been numbered. Two views are equal exactly when the nodes are (the fields are
+/// the same, one for one), so a term is found without building its node.
+#[derive(Debug, PartialEq, Eq, Hash)]
+enum View<'a> {
+    Done,
+    Faulted(FaultRec),
+    Thread {
+        inst: u32,
+        plan: PlanId,
+        stack: &'a [NodeId],
+        env: &'a [Value],
+        ready: bool,
+    },
+    Then(u32, u32),
+    Par(&'a [u32]),
+    Choice(&'a [u32]),
+    Interrupt(u32, u32),
+    Label {
+        inst: u32,
+        label: LabelId,
+        body: u32,
+        start: u32,
+    },
+    Inst {
+        inst: u32,
+        plan: PlanId,
+        params: &'a [Value],
+        body: u32,
+    },
+    Suspended(u32),
+    /// The handlers, and what follows them: (0 end | 1 suspend | 2 continue | 3 restart, term).
+    Handling {
+        body: u32,
+        then: (u8, u32),
+    },
+}
+
+impl<'a> View<'a> {
+    fn of(node: &'a TermNode) -> View<'a> {
+        match node {
+            TermNode::Done => View::Done,
+            TermNode::Faulted(f) => View::Faulted(f.clone()),
+            TermNode::Thread {
+                inst,
+                plan,
+                stack,
+                env,
+                ready,
+            } => View::Thread {
+                inst: *inst,
+                plan: *plan,
+                stack,
+                env,
+                ready: *ready,
+            },
+            TermNode::Then(a, b) => View::Then(*a, *b),
+            TermNode::Par(cs) => View::Par(cs),
+            TermNode::Choice(cs) => View::Choice(cs),
+            TermNode::Interrupt(a, b) => View::Interrupt(*a, *b),
+            TermNode::Label {
+                inst,
+                label,
+                body,
+                start,
+            } => View::Label {
+                inst: *inst,
+                label: *label,
+                body: *body,
+                start: *start,
+            },
+            TermNode::Inst {
+                inst,
+                plan,
+                params,
+                body,
+            } => View::Inst {
+                inst: *inst,
+                plan: *plan,
+                params,
+                body: *body,
+            },
+            TermNode::Suspended(b) => View::Suspended(*b),
+            TermNode::Handling { body, then } => View::Handling {
+                body: *body,
+                then: match then {
+                    AfterRec::End => (0, 0),
+                    AfterRec::Suspend(t) => (1, *t),
+                    AfterRec::Continue(t) => (2, *t),
+                    AfterRec::Restart(t) => (3, *t),
+                },
+            },
+        }
+    }
+}
+
+/// The table's record of a fault.
+pub fn fault_rec(f: &Fault) -> FaultRec {
+    match f {
+        Fault::NoArm(n) => FaultRec::NoArm(*n),
+        Fault::Overflow(n) => FaultRec::Overflow(*n),
+        Fault::DivisionByZero(n) => FaultRec::DivisionByZero(*n),
+        Fault::Diverged => FaultRec::Diverged,
+        Fault::Malformed(n) => FaultRec::Malformed(*n),
     }
 }
 
@@ -588,13 +770,7 @@ impl<'t> Table<'t> {
 pub fn term_node(t: &Term, child: &mut dyn FnMut(&Term) -> Option<u32>) -> Option<TermNode> {
     Some(match t {
         Term::Done => TermNode::Done,
-        Term::Faulted(f) => TermNode::Faulted(match f {
-            Fault::NoArm(n) => FaultRec::NoArm(*n),
-            Fault::Overflow(n) => FaultRec::Overflow(*n),
-            Fault::DivisionByZero(n) => FaultRec::DivisionByZero(*n),
-            Fault::Diverged => FaultRec::Diverged,
-            Fault::Malformed(n) => FaultRec::Malformed(*n),
-        }),
+        Term::Faulted(f) => TermNode::Faulted(fault_rec(f)),
         Term::Thread {
             inst,
             plan,

@@ -20,6 +20,7 @@ mod term;
 
 use super::{Graph, Label, Limits, StateId};
 use bitvec::prelude::{BitVec, Lsb0};
+use hilbert_certificates::cert::{AfterRec, AtomRec, StateTable, TermNode};
 use hilbert_certificates::ir::{Agent, AgentId, BeliefId, LabelId, Network, NodeId, PlanId};
 use hilbert_kernel::semantics::{self, Atom, Event, State, Term};
 use rayon::prelude::*;
@@ -240,6 +241,119 @@ impl Explored {
     /// The atom table (every atom some belief set held), in order of first appearance.
     pub fn atoms(&self) -> &[Atom] {
         &self.atoms
+    }
+
+    /// The certificate's table of the states `order` (graph ids, in the table's order), made
+    /// straight from the hash-consed arena: each arena term becomes one table node the first
+    /// time a state uses it (children first, left to right), and no state is written out as a
+    /// tree. The result is the table `certify::state_table` makes from the written-out states.
+    pub fn table(&self, order: &[u32]) -> StateTable {
+        let mut table = StateTable::default();
+        let mut number: Vec<u32> = vec![u32::MAX; self.terms.len()];
+        let mut atom_number: FxMap<&Atom, u32> = FxMap::default();
+        table.states.reserve_exact(order.len());
+        for &id in order {
+            let root = (self.visited.key(id) >> 32) as Tid;
+            // Post-order, iteratively: (term, whether its children are numbered).
+            let mut stack: Vec<(Tid, bool)> = vec![(root, false)];
+            while let Some((t, ready)) = stack.pop() {
+                if number[t as usize] != u32::MAX {
+                    continue;
+                }
+                if ready {
+                    let node = self.node(t, &number);
+                    number[t as usize] = table.terms.len() as u32;
+                    table.terms.push(node);
+                    continue;
+                }
+                stack.push((t, true));
+                let kids = term::all_children(&self.terms[t as usize]);
+                for &c in kids.iter().rev() {
+                    if number[c as usize] == u32::MAX {
+                        stack.push((c, false));
+                    }
+                }
+            }
+            let set = &self.sets[self.state_sets[id as usize] as usize];
+            let mut in_order: Vec<&Atom> = set.iter().collect();
+            in_order.sort();
+            let mut atoms: Vec<u32> = in_order
+                .into_iter()
+                .map(|a| {
+                    let next = table.atoms.len() as u32;
+                    let k = *atom_number.entry(a).or_insert(next);
+                    if k == next {
+                        table.atoms.push(AtomRec {
+                            told: a.told.map(|j| j.0),
+                            belief: a.belief.0,
+                            args: a.args.clone(),
+                        });
+                    }
+                    k
+                })
+                .collect();
+            atoms.sort_unstable();
+            table.states.push((number[root as usize], atoms));
+        }
+        table
+    }
+
+    /// The table node of arena term `t`, whose children `number` has numbered.
+    fn node(&self, t: Tid, number: &[u32]) -> TermNode {
+        let n = |c: &Tid| number[*c as usize];
+        match &self.terms[t as usize] {
+            T::Done => TermNode::Done,
+            T::Faulted(f) => TermNode::Faulted(hilbert_kernel::check::fault_rec(f)),
+            T::Thread {
+                inst,
+                plan,
+                ready,
+                stack,
+                env,
+            } => TermNode::Thread {
+                inst: *inst,
+                plan: PlanId(*plan),
+                stack: stack.iter().map(|&k| NodeId(k)).collect(),
+                env: env.iter().map(|&v| self.value(v)).collect(),
+                ready: *ready,
+            },
+            T::Then(a, b) => TermNode::Then(n(a), n(b)),
+            T::Par(cs) => TermNode::Par(cs.iter().map(n).collect()),
+            T::Choice(cs) => TermNode::Choice(cs.iter().map(n).collect()),
+            T::Interrupt(a, b) => TermNode::Interrupt(n(a), n(b)),
+            T::Suspended(b) => TermNode::Suspended(n(b)),
+            T::Label {
+                inst,
+                label,
+                body,
+                start,
+            } => TermNode::Label {
+                inst: *inst,
+                label: LabelId(*label),
+                body: n(body),
+                start: n(start),
+            },
+            T::Inst {
+                inst,
+                plan,
+                params,
+                body,
+            } => TermNode::Inst {
+                inst: *inst,
+                plan: PlanId(*plan),
+                params: params.iter().map(|&v| self.value(v)).collect(),
+                body: n(body),
+            },
+            T::Handling { body, then } => TermNode::Handling {
+                body: n(body),
+                then: match then {
+                    After::End => AfterRec::End,
+                    After::Suspend(x) => AfterRec::Suspend(n(x)),
+                    After::Continue(x) => AfterRec::Continue(n(x)),
+                    After::Restart(x) => AfterRec::Restart(n(x)),
+                },
+            },
+        }
     }
 
     fn value(&self, v: term::V) -> hilbert_certificates::ir::Value {
