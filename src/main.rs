@@ -18,6 +18,12 @@ mod verify;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::process::ExitCode;
 
+/// The allocator: mimalloc. The explorer, the certificate builder and the kernel allocate and
+/// free many small terms on every core; glibc's allocator spent a third of a large build in
+/// `malloc`/`free` and grew superlinearly with the state count (see `benchmarks/README.md`).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// A verifier for BDI agents written in three dialects: `.ha` agents, `.hk` plans, `.hb` values.
 #[derive(Parser, Debug)]
 #[command(name = "hilbert", version)]

@@ -439,6 +439,9 @@ impl Explored {
 /// How many states one parallel task expands.
 const CHUNK: usize = 256;
 
+/// Chunks per thread in one batch of a level.
+const BATCH_CHUNKS: usize = 4;
+
 /// Explores `net` (whose agent is `agent`) from `starts`, breadth-first, with the same result
 /// as [`super::reference::explore`]: the same states with the same ids, the same transitions in
 /// the same order, the same truncation at `limits.max_states`.
@@ -493,15 +496,21 @@ pub fn explore(net: &Network, agent: &Agent, starts: Vec<State>, limits: Limits)
         let end = g.visited.len();
         let ids: Vec<u32> = (level as u32..end as u32).collect();
         let chunks: Vec<&[u32]> = ids.chunks(CHUNK).collect();
-        let outs: Vec<ChunkOut> = match &pool {
-            Some(pool) if chunks.len() > 1 => {
-                let gr = &g;
-                pool.install(|| chunks.par_iter().map(|c| gr.expand(c)).collect())
+        // A batch of chunks at a time, so that what the expansions make (their terms and
+        // steps) is numbered and dropped before the next batch: the memory of one batch, not of
+        // a whole level. Each batch expands against the tables the previous ones left, which
+        // changes only how much is found already computed, never the numbering.
+        for batch in chunks.chunks(BATCH_CHUNKS * limits.jobs.max(1)) {
+            let outs: Vec<ChunkOut> = match &pool {
+                Some(pool) if batch.len() > 1 => {
+                    let gr = &g;
+                    pool.install(|| batch.par_iter().map(|c| gr.expand(c)).collect())
+                }
+                _ => batch.iter().map(|c| g.expand(c)).collect(),
+            };
+            for (chunk, out) in batch.iter().zip(outs) {
+                g.number(chunk, out, limits);
             }
-            _ => chunks.iter().map(|c| g.expand(c)).collect(),
-        };
-        for (chunk, out) in chunks.iter().zip(outs) {
-            g.number(chunk, out, limits);
         }
         level = end;
         crate::explore::PROGRESS
