@@ -322,3 +322,48 @@ fn tables_from_the_arena_equal_tables_of_the_written_out_states() {
     }
     assert!(networks >= 20, "only {networks} networks were compared");
 }
+
+/// A plan of `n` threads side by side, each believing one thing: 2^n states, each with up to
+/// `n` steps.
+fn wide(n: usize) -> Project {
+    let agent = "agent W : Agency\n{\n  belief seen(i: Int)\n  commit single_minded\n  attention Idle initially\n  plan Go ↦ Wide.Go\n}\n";
+    let body: Vec<String> = (0..n).map(|i| format!("believe seen({i})")).collect();
+    let plans = format!("plan Go() : W ≔ {}\n", body.join(" ‖ "));
+    load_files(
+        &format!("wide({n})"),
+        vec![("W.ha".into(), agent.into()), ("Wide.hk".into(), plans)],
+    )
+}
+
+#[test]
+fn a_bounded_search_stops_at_the_first_state_the_bound_refuses() {
+    // 2^300 states: only the bound ends it. Both explorers stop at the first new state the bound
+    // refuses, so the graph holds the bound's states and the transitions made before that one
+    // (state 0's 300 steps reach 300 states, the bound is 200), not every state's every step.
+    let p = wide(300);
+    let ir = p.checked.ir.as_ref().expect("checked");
+    let net = &ir.networks[0];
+    let agent = &ir.agents[net.agent.0 as usize];
+    let sem = Semantics::new(net, agent);
+    for bound in [1, 200, 1000] {
+        let n = compare(
+            &format!("wide(300) bound {bound}"),
+            net,
+            ir,
+            vec![sem.initial()],
+            bound,
+        );
+        assert_eq!(n, bound);
+        let limits = Limits {
+            max_states: bound,
+            jobs: 2,
+        };
+        let f = fast::explore(net, agent, vec![sem.initial()], limits);
+        assert!(f.graph.truncated);
+        assert!(
+            f.graph.transitions() < bound + 300,
+            "bound {bound}: {} transitions",
+            f.graph.transitions()
+        );
+    }
+}

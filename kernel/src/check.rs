@@ -924,8 +924,20 @@ pub fn table_states(table: &StateTable) -> Result<Vec<State>, String> {
 /// A state as a person reads it (for refusals).
 pub fn show_state(state: &State) -> String {
     let beliefs: Vec<String> = state.beliefs.iter().map(|a| format!("{a:?}")).collect();
-    format!("term {:?}; beliefs {{{}}}", state.term, beliefs.join(", "))
+    let text = format!("term {:?}; beliefs {{{}}}", state.term, beliefs.join(", "));
+    // A state of a thousand threads is not read by anyone: keep the start, say what was cut.
+    match text.char_indices().nth(SHOWN_CHARS) {
+        Some((cut, _)) => format!(
+            "{} … ({} more characters)",
+            &text[..cut],
+            text[cut..].chars().count()
+        ),
+        None => text,
+    }
 }
+
+/// The characters of a state that [`show_state`] writes out.
+const SHOWN_CHARS: usize = 600;
 
 /// A table whose every step the kernel has recomputed: each state's successors, in the order of
 /// its steps, and the tells its steps ran infeasibly.
@@ -934,6 +946,9 @@ struct Closed<'t> {
     succ: Vec<Vec<u32>>,
     bad_tells: Vec<Vec<(PlanId, u32)>>,
 }
+
+/// States whose steps [`close`] computes at once (on every core) before looking at them.
+const CLOSE_BLOCK: usize = 1 << 14;
 
 /// Why a table is not the reachable set of its starts: the rule, the state and the reason.
 type Unclosed = (&'static str, Option<usize>, String);
@@ -950,47 +965,57 @@ fn close<'t>(
 ) -> Result<Closed<'t>, Unclosed> {
     use rayon::prelude::*;
     type Steps = (Vec<u32>, Vec<(PlanId, u32)>);
-    let results: Vec<Result<Steps, String>> = (0..table.len())
-        .into_par_iter()
-        .map(|i| {
-            if !budget.spend(table.cost(i)) {
-                return Ok((Vec::new(), Vec::new()));
-            }
-            let state = table.state(i);
-            let (mut succ, mut bad) = (Vec::new(), Vec::new());
-            let mut missing = None;
-            sem.each_step(&state, &mut |n| budget.spend(n), &mut |step| {
-                for &(p, k, ok) in &step.effects.tells {
-                    if !ok && !bad.contains(&(p, k)) {
-                        bad.push((p, k));
-                    }
+    let step_of = |i: usize| -> Result<Steps, String> {
+        if !budget.spend(table.cost(i)) {
+            return Ok((Vec::new(), Vec::new()));
+        }
+        let state = table.state(i);
+        let (mut succ, mut bad) = (Vec::new(), Vec::new());
+        let mut missing = None;
+        sem.each_step(&state, &mut |n| budget.spend(n), &mut |step| {
+            for &(p, k, ok) in &step.effects.tells {
+                if !ok && !bad.contains(&(p, k)) {
+                    bad.push((p, k));
                 }
-                match table.find(&step.next) {
-                    Some(j) => {
-                        succ.push(j);
-                        true
-                    }
-                    None => {
-                        missing = Some(step.next);
-                        false
-                    }
-                }
-            });
-            match missing {
-                Some(next) => Err(format!(
-                    "a step leads to a state the certificate does not list: {}",
-                    show_state(&next)
-                )),
-                None => Ok((succ, bad)),
             }
-        })
-        .collect();
-    let mut succ = Vec::with_capacity(results.len());
-    let mut bad_tells = Vec::with_capacity(results.len());
-    for (i, r) in results.into_iter().enumerate() {
-        let (s, b) = r.map_err(|why| ("invariant.closed", Some(i), format!("state {i}: {why}")))?;
-        succ.push(s);
-        bad_tells.push(b);
+            match table.find(&step.next) {
+                Some(j) => {
+                    succ.push(j);
+                    true
+                }
+                None => {
+                    missing = Some(step.next);
+                    false
+                }
+            }
+        });
+        match missing {
+            Some(next) => Err(format!(
+                "a step leads to a state the certificate does not list: {}",
+                show_state(&next)
+            )),
+            None => Ok((succ, bad)),
+        }
+    };
+    // A block of states at a time, in order, each block on every core: the first state whose
+    // step leaves the table ends the check at its block, so refusing a table costs what its
+    // states up to there cost (a truncated exploration's table is refused near its start).
+    let mut succ = Vec::with_capacity(table.len());
+    let mut bad_tells = Vec::with_capacity(table.len());
+    let (mut start, mut block) = (0, 256);
+    while start < table.len() {
+        // Blocks double up to `CLOSE_BLOCK`: an early refusal costs at most twice its prefix.
+        let end = (start + block).min(table.len());
+        block = (block * 2).min(CLOSE_BLOCK);
+        let results: Vec<Result<Steps, String>> =
+            (start..end).into_par_iter().map(step_of).collect();
+        for (i, r) in (start..).zip(results) {
+            let (s, b) =
+                r.map_err(|why| ("invariant.closed", Some(i), format!("state {i}: {why}")))?;
+            succ.push(s);
+            bad_tells.push(b);
+        }
+        start = end;
     }
     breadth_first(&succ, starts)?;
     Ok(Closed {

@@ -38,13 +38,16 @@ pub fn explore(sem: &Semantics, starts: Vec<State>, limits: Limits) -> (Graph, V
             graph.starts.push(id);
         }
     }
+    // When the bound refuses a new state, the exploration ends there: the state being expanded
+    // keeps the transitions before it, and no later state is expanded (so a bounded search
+    // costs about what its states cost, however many steps each has).
     let mut next = 0;
-    while next < states.len() {
+    'search: while next < states.len() {
         let state = states[next].clone();
         for step in sem.steps(&state) {
             graph.overflow |= step.effects.overflow;
             let Some(to) = add(step.next, &mut graph, &mut states) else {
-                continue;
+                break 'search;
             };
             let label = Label {
                 event: step.event,

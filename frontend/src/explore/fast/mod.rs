@@ -442,6 +442,9 @@ const CHUNK: usize = 256;
 /// Chunks per thread in one batch of a level.
 const BATCH_CHUNKS: usize = 4;
 
+/// The words (see `term::words`) the overlays of one batch may make in all, some tens of MiB.
+const OVERLAY_WORDS: usize = 1 << 22;
+
 /// Explores `net` (whose agent is `agent`) from `starts`, breadth-first, with the same result
 /// as [`super::reference::explore`]: the same states with the same ids, the same transitions in
 /// the same order, the same truncation at `limits.max_states`.
@@ -492,24 +495,39 @@ pub fn explore(net: &Network, agent: &Agent, starts: Vec<State>, limits: Limits)
     });
     let pool = pool.flatten();
     let mut level = 0usize;
-    while level < g.visited.len() {
+    let mut stopped = false;
+    while level < g.visited.len() && !stopped {
         let end = g.visited.len();
-        let ids: Vec<u32> = (level as u32..end as u32).collect();
-        let chunks: Vec<&[u32]> = ids.chunks(CHUNK).collect();
         // A batch of chunks at a time, so that what the expansions make (their terms and
         // steps) is numbered and dropped before the next batch: the memory of one batch, not of
-        // a whole level. Each batch expands against the tables the previous ones left, which
+        // a whole level. A chunk also stops early when its overlay has grown past its share of
+        // `OVERLAY_WORDS` (wide terms); the batch is then numbered up to there, and the rest
+        // expanded again. Each batch expands against the tables the previous ones left, which
         // changes only how much is found already computed, never the numbering.
-        for batch in chunks.chunks(BATCH_CHUNKS * limits.jobs.max(1)) {
+        let ids: Vec<u32> = (level as u32..end as u32).collect();
+        let jobs = limits.jobs.max(1);
+        let cap = OVERLAY_WORDS / jobs;
+        let mut at = 0;
+        while at < ids.len() && !stopped {
+            let rest = &ids[at..];
+            let batch: Vec<&[u32]> = rest.chunks(CHUNK).take(BATCH_CHUNKS * jobs).collect();
             let outs: Vec<ChunkOut> = match &pool {
                 Some(pool) if batch.len() > 1 => {
                     let gr = &g;
-                    pool.install(|| batch.par_iter().map(|c| gr.expand(c)).collect())
+                    pool.install(|| batch.par_iter().map(|c| gr.expand(c, cap)).collect())
                 }
-                _ => batch.iter().map(|c| g.expand(c)).collect(),
+                _ => batch.iter().map(|c| g.expand(c, cap)).collect(),
             };
             for (chunk, out) in batch.iter().zip(outs) {
-                g.number(chunk, out, limits);
+                let done = out.expansions.len();
+                if !g.number(&chunk[..done], out, limits) {
+                    stopped = true;
+                    break;
+                }
+                at += done;
+                if done < chunk.len() {
+                    break;
+                }
             }
         }
         level = end;
@@ -670,7 +688,7 @@ impl Global<'_> {
     }
 
     /// Expands the states `ids` against the frozen tables (run in parallel).
-    fn expand(&self, ids: &[u32]) -> ChunkOut {
+    fn expand(&self, ids: &[u32], cap: usize) -> ChunkOut {
         let mut ar = Overlay {
             global: &self.arena,
             local: Arena::default(),
@@ -680,6 +698,9 @@ impl Global<'_> {
         let mut expansions = Vec::with_capacity(ids.len());
         let mut found = Vec::with_capacity(ids.len() * 8);
         for &id in ids {
+            if ar.local.words > cap && !expansions.is_empty() {
+                break;
+            }
             let key = self.visited.key(id);
             let term = (key >> 32) as Tid;
             let set = key as u32;
@@ -724,8 +745,9 @@ impl Global<'_> {
     }
 
     /// Records the steps computed by a chunk, then numbers the successors of its states in
-    /// order (run sequentially).
-    fn number(&mut self, ids: &[u32], out: ChunkOut, limits: Limits) {
+    /// order (run sequentially). Returns `false` when the bound refused a new state: the
+    /// exploration ends there (the state being numbered keeps the transitions before it).
+    fn number(&mut self, ids: &[u32], out: ChunkOut, limits: Limits) -> bool {
         let net = self.code.net;
         let mut memo = Vec::new();
         let mut spans_of_computed = Vec::with_capacity(out.computed.len());
@@ -780,12 +802,13 @@ impl Global<'_> {
                 } else {
                     match self.add(((f.next as u64) << 32) | after as u64, limits) {
                         Some(to) => to,
-                        None => continue,
+                        None => return false,
                     }
                 };
                 self.graph.add_edge(StateId(from), StateId(to), label);
             }
         }
+        true
     }
 
     fn act_id(&mut self, st: &LStep) -> u32 {

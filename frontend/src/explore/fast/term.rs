@@ -129,6 +129,19 @@ pub(crate) struct Arena {
     pub terms: Vec<T>,
     pub metas: Vec<Meta>,
     pub index: FxMap<T, Tid>,
+    /// The words the terms hold (a node, its children, its stack and slots), summed: what a
+    /// worker's overlay has grown to, for bounding it.
+    pub words: usize,
+}
+
+/// The words of one node: itself, its children, and a thread's stack and slots.
+pub(crate) fn words(t: &T) -> usize {
+    1 + match t {
+        T::Thread { stack, env, .. } => stack.len() + 2 * env.len(),
+        T::Par(cs) | T::Choice(cs) => cs.len(),
+        T::Inst { params, .. } => 2 * params.len(),
+        _ => 2,
+    }
 }
 
 impl Arena {
@@ -362,6 +375,7 @@ impl Overlay<'_> {
         }
         let meta = meta_of(net, self, &t);
         let id = self.local.terms.len() as Tid;
+        self.local.words += words(&t);
         self.local.terms.push(t.clone());
         self.local.metas.push(meta);
         self.local.index.insert(t, id);
