@@ -515,6 +515,7 @@ fn human(report: &Report, args: &Args) -> String {
                     ],
                     &rows,
                 ));
+                text.push_str(&end_to_end(report));
             }
         }
     }
@@ -562,6 +563,63 @@ fn human(report: &Report, args: &Args) -> String {
     } else {
         "\nsome verdicts differ from those expected (or a row failed)\n"
     });
+    text
+}
+
+/// The verdict end to end beside Spin's full search: our phases (proving explores once more,
+/// so the build's own cost is `prove + kernel`), each phase's peak memory, and Spin's
+/// generation, compilation and search with partial-order reduction off (the same graph).
+fn end_to_end(report: &Report) -> String {
+    let rows: Vec<Vec<String>> = report
+        .rows
+        .iter()
+        .filter_map(|l| {
+            let p = l.spin.as_ref()?;
+            let r = &l.row;
+            let ours = r.prove_s + r.kernel_s;
+            let spin = p.full.compile_seconds + p.full.seconds;
+            let peak = |b: Option<u64>| b.map_or("n/a".into(), |b| mib(b as f64));
+            Some(vec![
+                r.model.clone(),
+                r.n.to_string(),
+                thousands(r.states as u64),
+                format!("{:.2}", r.explore_s),
+                format!("{:.2}", r.prove_s),
+                format!("{:.2}", r.certify_s),
+                format!("{:.2}", r.kernel_s),
+                format!("{ours:.2}"),
+                format!("{spin:.2}"),
+                format!("{:.1}", ours / spin.max(1e-9)),
+                peak(r.explore_peak_rss),
+                peak(r.prove_peak_rss),
+                peak(r.kernel_peak_rss),
+                mib(p.full.total_bytes),
+            ])
+        })
+        .collect();
+    let mut text = String::from(
+        "\nThe verdict end to end (ours: prove, which explores again, certifies; then the kernel) \
+         beside Spin with no partial-order reduction (spin -a, cc, ./pan):\n\n",
+    );
+    text.push_str(&table(
+        &[
+            "model",
+            "N",
+            "states",
+            "explore s",
+            "prove s",
+            "of which certify s",
+            "kernel s",
+            "prove + kernel s",
+            "Spin s (all)",
+            "ratio",
+            "explore peak",
+            "prove peak",
+            "kernel peak",
+            "Spin memory",
+        ],
+        &rows,
+    ));
     text
 }
 
@@ -622,6 +680,69 @@ fn write_plots(dir: &Path, lines: &[Line], jobs: usize) -> Result<(), String> {
     ];
     for (file, title, y, s) in charts {
         let svg = plot::line_chart(title, "N", y, &s);
+        let path = dir.join(file);
+        std::fs::write(&path, svg)
+            .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+    }
+    // Against states: the verdict's cost by phase, and Spin's full search beside it.
+    let by_states = |name: &str, f: &dyn Fn(&Line) -> Option<f64>, dashed: bool| -> Vec<Series> {
+        models
+            .iter()
+            .map(|m| Series {
+                name: format!("{m} {name}"),
+                points: lines
+                    .iter()
+                    .filter(|l| l.row.model == *m)
+                    .filter_map(|l| Some((l.row.states as f64, f(l)?)))
+                    .collect(),
+                dashed,
+            })
+            .filter(|s| s.points.len() > 1)
+            .collect()
+    };
+    fn spin(l: &Line) -> Option<&SpinRow> {
+        l.spin.as_ref().map(|p| &p.full)
+    }
+    let mut time = by_states("explore", &|l| Some(l.row.explore_s), false);
+    time.extend(by_states(
+        "prove + kernel",
+        &|l| Some(l.row.prove_s + l.row.kernel_s),
+        false,
+    ));
+    time.extend(by_states("kernel", &|l| Some(l.row.kernel_s), false));
+    time.extend(by_states(
+        "Spin",
+        &|l| spin(l).map(|p| p.compile_seconds + p.seconds),
+        true,
+    ));
+    let mib_of = |b: Option<u64>| b.map(|b| b as f64 / (1024.0 * 1024.0));
+    let mut memory = by_states("explore", &|l| mib_of(l.row.explore_peak_rss), false);
+    memory.extend(by_states("prove", &|l| mib_of(l.row.prove_peak_rss), false));
+    memory.extend(by_states(
+        "kernel",
+        &|l| mib_of(l.row.kernel_peak_rss),
+        false,
+    ));
+    memory.extend(by_states(
+        "Spin",
+        &|l| spin(l).map(|p| p.total_bytes / (1024.0 * 1024.0)),
+        true,
+    ));
+    for (file, title, y, s) in [
+        (
+            "time-by-states.svg",
+            "the verdict's time against states (Spin dashed)",
+            "s",
+            time,
+        ),
+        (
+            "memory-by-states.svg",
+            "peak memory by phase against states (Spin dashed)",
+            "MiB",
+            memory,
+        ),
+    ] {
+        let svg = plot::line_chart(title, "states", y, &s);
         let path = dir.join(file);
         std::fs::write(&path, svg)
             .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;

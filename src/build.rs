@@ -456,6 +456,12 @@ struct Stats {
     transitions: usize,
     explore_seconds: f64,
     kernel_seconds: Option<f64>,
+    /// Parts of `explore_seconds`: exploring the scenes, and writing certificates (what is
+    /// left is deciding the theorems and finding counterexamples).
+    scene_seconds: f64,
+    certify_seconds: f64,
+    /// The process's peak resident set at the end of the build (Linux), in bytes.
+    peak_rss_bytes: Option<u64>,
 }
 
 fn theorem<'a>(t: &'a Theorem, words: &[(String, KernelWord)]) -> TheoremJson<'a> {
@@ -541,6 +547,9 @@ fn json(
             transitions: proofs.transitions,
             explore_seconds,
             kernel_seconds: Some(kernel_seconds),
+            scene_seconds: proofs.explore_seconds,
+            certify_seconds: proofs.certify_seconds,
+            peak_rss_bytes: hilbert_benchmarks::harness::peak_rss(),
         },
     };
     let mut text = serde_json::to_string_pretty(&report).unwrap_or_default();

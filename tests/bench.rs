@@ -54,6 +54,20 @@ fn the_smoke_suite_runs_every_model_and_every_verdict_is_as_expected() {
         assert!(r["states"].as_u64().unwrap() > 0, "{r}");
         assert!(r["transitions"].as_u64().unwrap() > 0, "{r}");
         assert!(r["kernel_s"].as_f64().unwrap() >= 0.0, "{r}");
+        // Certifying is a part of proving, and each phase has its own peak (Linux).
+        assert!(
+            r["certify_s"].as_f64().unwrap() <= r["prove_s"].as_f64().unwrap(),
+            "{r}"
+        );
+        if cfg!(target_os = "linux") {
+            for phase in ["explore_peak_rss", "prove_peak_rss", "kernel_peak_rss"] {
+                let peak = r[phase].as_u64().unwrap_or(0);
+                assert!(
+                    peak > 0 && peak <= r["peak_rss"].as_u64().unwrap(),
+                    "{phase}: {r}"
+                );
+            }
+        }
         assert_eq!(r["jobs"], 1);
         // Every theorem was decided, and the kernel admitted exactly the proved ones.
         for t in r["theorems"].as_array().unwrap() {

@@ -152,6 +152,17 @@ fn build_reports_conform_admitted_and_refuted() {
         let errors = validate(&schema, &r);
         assert!(errors.is_empty(), "{example}: {errors:#?}");
         assert_eq!(r["admitted"], json!(admitted), "{example}");
+        // The phases are parts of the frontend's time.
+        let stats = &r["stats"];
+        let part =
+            stats["scene_seconds"].as_f64().unwrap() + stats["certify_seconds"].as_f64().unwrap();
+        assert!(
+            part <= stats["explore_seconds"].as_f64().unwrap(),
+            "{stats}"
+        );
+        if cfg!(target_os = "linux") {
+            assert!(stats["peak_rss_bytes"].as_u64().unwrap() > 0, "{stats}");
+        }
         // Counterexamples are not covered by a $ref on a nullable field: check their shape too.
         for t in r["theorems"].as_array().unwrap() {
             if !t["counterexample"].is_null() {

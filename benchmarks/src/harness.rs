@@ -7,6 +7,8 @@
 //!   and lowering excluded; building the graph included).
 //! - `prove_s`: wall time of `obligations::prove` (it explores again, decides every theorem,
 //!   finds counterexamples and writes every certificate).
+//! - `certify_s`: the part of `prove_s` spent writing certificates (state tables, ranks, the
+//!   abort explorations of release witnesses, encoding).
 //! - `kernel_s`: wall time of `hilbert_kernel::check::check` on every certificate `prove`
 //!   wrote (decoding, re-deriving the obligations and checking each witness).
 //! - `store_bytes`: the state store when the exploration ends — the visited set (8-byte keys
@@ -14,7 +16,9 @@
 //!   capacities of their vectors, not estimated.
 //! - `peak_rss`: the process's peak resident set (`VmHWM`, Linux only). `hilbert bench` runs
 //!   every row in a process of its own, so it is the row's peak, everything included;
-//!   `explore_peak_rss` is the same when only the exploration has run.
+//!   `explore_peak_rss`, `prove_peak_rss` and `kernel_peak_rss` are the peaks of each phase
+//!   (the peak is reset between phases through `/proc/self/clear_refs`, so each counts what
+//!   the phase held, including what earlier phases left alive).
 
 use crate::suite::Model;
 use hilbert_frontend::check_project;
@@ -56,6 +60,9 @@ pub struct Row {
     pub explore_s: f64,
     /// Seconds of `obligations::prove`.
     pub prove_s: f64,
+    /// Seconds of `prove_s` spent writing certificates.
+    #[serde(default)]
+    pub certify_s: f64,
     /// Seconds of the kernel's checks.
     pub kernel_s: f64,
     /// Bytes of the state store (visited set and terms).
@@ -66,6 +73,12 @@ pub struct Row {
     pub peak_rss: Option<u64>,
     /// Peak resident set when the exploration alone had run (before proving), if known.
     pub explore_peak_rss: Option<u64>,
+    /// Peak resident set while proving and certifying, if known.
+    #[serde(default)]
+    pub prove_peak_rss: Option<u64>,
+    /// Peak resident set while the kernel checked, if known.
+    #[serde(default)]
+    pub kernel_peak_rss: Option<u64>,
     /// Every theorem.
     pub theorems: Vec<TheoremRow>,
     /// What differs from the expected verdicts (empty: the row is as expected).
@@ -104,6 +117,13 @@ pub fn peak_rss() -> Option<u64> {
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb * 1024)
+}
+
+/// Resets the process's peak resident set to its current one (Linux: `5` to
+/// `/proc/self/clear_refs`), so that the next [`peak_rss`] is the peak of what runs in between.
+/// Returns whether it could.
+pub fn reset_peak_rss() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
 }
 
 /// Measures `model` at size `n` with `jobs` explorer threads (0: every core), stopping any
@@ -145,11 +165,14 @@ pub fn run(model: &Model, n: usize, jobs: usize, max_states: usize) -> Result<Ro
     }
     let explore_s = clock.elapsed().as_secs_f64();
     let explore_peak_rss = peak_rss();
+    let phases = reset_peak_rss();
 
     // The theorems and their certificates.
     let clock = Instant::now();
     let proofs = obligations::prove(ir, &checked.program, &loaded.sources, &[], limits);
     let prove_s = clock.elapsed().as_secs_f64();
+    let prove_peak_rss = peak_rss().filter(|_| phases);
+    reset_peak_rss();
 
     // The kernel's word on every certificate.
     let clock = Instant::now();
@@ -161,6 +184,7 @@ pub fn run(model: &Model, n: usize, jobs: usize, max_states: usize) -> Result<Ro
         }
     }
     let kernel_s = clock.elapsed().as_secs_f64();
+    let kernel_peak_rss = peak_rss().filter(|_| phases);
 
     let mut theorems = Vec::new();
     let mut mismatches = Vec::new();
@@ -216,11 +240,22 @@ pub fn run(model: &Model, n: usize, jobs: usize, max_states: usize) -> Result<Ro
         transitions,
         explore_s,
         prove_s,
+        certify_s: proofs.certify_seconds,
         kernel_s,
         store_bytes: store,
         visited_bytes: visited,
-        peak_rss: peak_rss(),
+        peak_rss: [
+            explore_peak_rss,
+            prove_peak_rss,
+            kernel_peak_rss,
+            peak_rss(),
+        ]
+        .into_iter()
+        .flatten()
+        .max(),
         explore_peak_rss,
+        prove_peak_rss,
+        kernel_peak_rss,
         theorems,
         mismatches,
     })

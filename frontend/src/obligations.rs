@@ -118,6 +118,11 @@ pub struct Proofs {
     pub transitions: usize,
     /// The SMT queries proving asked (ranking functions), for `--emit-smt`.
     pub smt: Vec<hilbert_smt::Query>,
+    /// Seconds spent exploring the networks (the scene's states, not the abort explorations of
+    /// release witnesses, which count as certifying).
+    pub explore_seconds: f64,
+    /// Seconds spent writing certificates (tables, ranks, release witnesses, encoding).
+    pub certify_seconds: f64,
 }
 
 fn lower_camel(name: &str) -> String {
@@ -200,8 +205,10 @@ pub fn prove_using(
             let net = &ir.networks[net_index as usize];
             let plan_name = net.plan(net.root).name.clone();
             let sem = Semantics::new(net, ir_agent);
+            let clock = std::time::Instant::now();
             let explored =
                 explore::explore_with(explorer, net, ir_agent, vec![sem.initial()], limits);
+            proofs.explore_seconds += clock.elapsed().as_secs_f64();
             let graph = &explored.graph;
             proofs.states += graph.len();
             proofs.transitions += graph.transitions();
@@ -340,6 +347,7 @@ pub fn prove_using(
                 .collect();
             let explore_abort =
                 |starts: Vec<State>| explore::explore_with(explorer, net, ir_agent, starts, limits);
+            let clock = std::time::Instant::now();
             let bytes = certify::certificate(
                 ir,
                 net_index as usize,
@@ -349,6 +357,7 @@ pub fn prove_using(
                 &explore_abort,
                 &mut proofs.smt,
             );
+            proofs.certify_seconds += clock.elapsed().as_secs_f64();
             proofs.certificates.push(NetworkCertificate {
                 name: format!("{}.{}", agent.name, binding.name),
                 theorems,

@@ -128,7 +128,7 @@ pub(crate) struct Meta {
 pub(crate) struct Arena {
     pub terms: Vec<T>,
     pub metas: Vec<Meta>,
-    pub index: FxMap<T, Tid>,
+    pub index: Index,
     /// The words the terms hold (a node, its children, its stack and slots), summed: what a
     /// worker's overlay has grown to, for bounding it.
     pub words: usize,
@@ -145,13 +145,74 @@ pub(crate) fn words(t: &T) -> usize {
 }
 
 impl Arena {
-    /// Heap bytes, approximately: the vectors' capacity and the index's buckets (not the boxed
+    /// Heap bytes, approximately: the vectors' capacity and the index's slots (not the boxed
     /// stacks and environments inside threads).
     pub fn heap_bytes(&self) -> usize {
         use std::mem::size_of;
         self.terms.capacity() * size_of::<T>()
             + self.metas.capacity() * size_of::<Meta>()
-            + self.index.capacity() * (size_of::<T>() + size_of::<Tid>() + 1)
+            + self.index.slots.capacity() * size_of::<u64>()
+    }
+}
+
+/// The index of an arena's terms: open addressing over slots that pack a term's tag (the high
+/// half of its hash) and its id, so that each term is stored once, in the arena's `terms`, and
+/// its hash is computed once however many arenas are asked.
+#[derive(Default)]
+pub(crate) struct Index {
+    slots: Vec<u64>,
+    len: usize,
+}
+
+const EMPTY: u64 = u64::MAX;
+
+/// The tag of a term: the high half of its Fx hash (the well-mixed half).
+pub(crate) fn tag_of(t: &T) -> u32 {
+    let mut h = Fx::default();
+    t.hash(&mut h);
+    (h.finish() >> 32) as u32
+}
+
+impl Index {
+    /// The id of the term equal to `t` (whose tag is `tag`) among `terms`.
+    pub fn find(&self, terms: &[T], tag: u32, t: &T) -> Option<Tid> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = tag as usize & mask;
+        loop {
+            let s = self.slots[i];
+            if s == EMPTY {
+                return None;
+            }
+            if (s >> 32) as u32 == tag && terms[s as u32 as usize] == *t {
+                return Some(s as u32);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Adds the id of a term known to be absent.
+    pub fn insert(&mut self, tag: u32, id: Tid) {
+        if (self.len + 1) * 2 > self.slots.len() {
+            let size = (self.slots.len() * 2).max(64);
+            let old = std::mem::replace(&mut self.slots, vec![EMPTY; size]);
+            for s in old.into_iter().filter(|&s| s != EMPTY) {
+                self.place(s);
+            }
+        }
+        self.place(((tag as u64) << 32) | id as u64);
+        self.len += 1;
+    }
+
+    fn place(&mut self, slot: u64) {
+        let mask = self.slots.len() - 1;
+        let mut i = (slot >> 32) as usize & mask;
+        while self.slots[i] != EMPTY {
+            i = (i + 1) & mask;
+        }
+        self.slots[i] = slot;
     }
 }
 
@@ -283,15 +344,16 @@ pub(crate) fn meta_of(net: &Network, terms: &dyn Terms, t: &T) -> Meta {
 impl Arena {
     /// Interns a term whose children are in this arena.
     pub fn intern(&mut self, net: &Network, t: T) -> Tid {
-        if let Some(&id) = self.index.get(&t) {
+        let tag = tag_of(&t);
+        if let Some(id) = self.index.find(&self.terms, tag, &t) {
             return id;
         }
         let meta = meta_of(net, self, &t);
         let id = self.terms.len() as Tid;
         assert!(id < LOCAL, "more than 2^31 distinct terms");
-        self.terms.push(t.clone());
+        self.terms.push(t);
         self.metas.push(meta);
-        self.index.insert(t, id);
+        self.index.insert(tag, id);
         id
     }
 
@@ -367,18 +429,19 @@ impl Arena {
 impl Overlay<'_> {
     /// Interns a term: its global id if the global arena has it, else a local one.
     pub fn mk(&mut self, net: &Network, t: T) -> Tid {
-        if let Some(&id) = self.global.index.get(&t) {
+        let tag = tag_of(&t);
+        if let Some(id) = self.global.index.find(&self.global.terms, tag, &t) {
             return id;
         }
-        if let Some(&id) = self.local.index.get(&t) {
+        if let Some(id) = self.local.index.find(&self.local.terms, tag, &t) {
             return id | LOCAL;
         }
         let meta = meta_of(net, self, &t);
         let id = self.local.terms.len() as Tid;
         self.local.words += words(&t);
-        self.local.terms.push(t.clone());
+        self.local.terms.push(t);
         self.local.metas.push(meta);
-        self.local.index.insert(t, id);
+        self.local.index.insert(tag, id);
         id | LOCAL
     }
 }
