@@ -551,7 +551,7 @@ fn human(report: &Report, args: &Args) -> String {
         }
         if let Some(dir) = &args.plot {
             text.push_str(&format!(
-                "\ncharts: {dir}/time.svg, {dir}/memory.svg, {dir}/states-per-sec.svg\n"
+                "\ncharts: {dir}/time.svg, {dir}/memory.svg, {dir}/states-per-sec.svg, {dir}/time-by-states.svg, {dir}/memory-by-states.svg\n"
             ));
         }
     }
@@ -627,7 +627,12 @@ fn write_plots(dir: &Path, lines: &[Line], jobs: usize) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
     let mut models: Vec<&str> = lines.iter().map(|l| l.row.model.as_str()).collect();
     models.dedup();
-    let series = |f: &dyn Fn(&Line) -> Option<f64>, suffix: &str, dashed: bool| -> Vec<Series> {
+    // One series per model: (x, f) of its rows, where both are known.
+    let per_model = |x: &dyn Fn(&Line) -> f64,
+                     f: &dyn Fn(&Line) -> Option<f64>,
+                     suffix: &str,
+                     dashed: bool|
+     -> Vec<Series> {
         models
             .iter()
             .map(|m| Series {
@@ -635,12 +640,15 @@ fn write_plots(dir: &Path, lines: &[Line], jobs: usize) -> Result<(), String> {
                 points: lines
                     .iter()
                     .filter(|l| l.row.model == *m)
-                    .filter_map(|l| Some((l.row.n as f64, f(l)?)))
+                    .filter_map(|l| Some((x(l), f(l)?)))
                     .collect(),
                 dashed,
             })
             .filter(|s| s.points.len() > 1)
             .collect()
+    };
+    let series = |f: &dyn Fn(&Line) -> Option<f64>, suffix: &str, dashed: bool| {
+        per_model(&|l| l.row.n as f64, f, suffix, dashed)
     };
     let charts = [
         (
@@ -685,20 +693,8 @@ fn write_plots(dir: &Path, lines: &[Line], jobs: usize) -> Result<(), String> {
             .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
     }
     // Against states: the verdict's cost by phase, and Spin's full search beside it.
-    let by_states = |name: &str, f: &dyn Fn(&Line) -> Option<f64>, dashed: bool| -> Vec<Series> {
-        models
-            .iter()
-            .map(|m| Series {
-                name: format!("{m} {name}"),
-                points: lines
-                    .iter()
-                    .filter(|l| l.row.model == *m)
-                    .filter_map(|l| Some((l.row.states as f64, f(l)?)))
-                    .collect(),
-                dashed,
-            })
-            .filter(|s| s.points.len() > 1)
-            .collect()
+    let by_states = |name: &str, f: &dyn Fn(&Line) -> Option<f64>, dashed: bool| {
+        per_model(&|l| l.row.states as f64, f, &format!(" {name}"), dashed)
     };
     fn spin(l: &Line) -> Option<&SpinRow> {
         l.spin.as_ref().map(|p| &p.full)
