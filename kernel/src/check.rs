@@ -558,7 +558,13 @@ impl<'t> Table<'t> {
 
     /// The index of a state, when the table lists it.
     fn find(&self, s: &State) -> Option<u32> {
-        let term = self.find_term(&s.term)?;
+        self.find_near(s, None)
+    }
+
+    /// [`Table::find`], told that `s` probably shares most of its term with table term `near`
+    /// (the state a step came from): see [`Table::find_term`].
+    fn find_near(&self, s: &State, near: Option<u32>) -> Option<u32> {
+        let term = self.find_term(&s.term, near)?;
         let ids = s
             .beliefs
             .iter()
@@ -579,7 +585,15 @@ impl<'t> Table<'t> {
 
     /// The index of a written-out term, when the table lists it: its children are looked up
     /// first, then the node, compared field by field (a [`View`]) without copying it.
-    fn find_term(&self, t: &Term) -> Option<u32> {
+    ///
+    /// `near` is a guess: a table term that `t` may equal, whose children (by position) are then
+    /// the guesses for `t`'s children. When the node `t` makes — its fields and its children's
+    /// indices — is the guess's own node, the guess is the answer without asking the map: the
+    /// table lists no node twice ([`Table::new`] refuses it), so a node has one index, and the
+    /// answer is the map's either way. A wrong guess costs one comparison, never a wrong index.
+    fn find_term(&self, t: &Term, near: Option<u32>) -> Option<u32> {
+        let node = near.and_then(|h| self.raw.terms.get(h as usize));
+        let guess = |k: usize| node.and_then(|n| nth_child(n, k));
         let mut kids: Vec<u32> = Vec::new();
         let view = match t {
             Term::Done => View::Done,
@@ -597,11 +611,13 @@ impl<'t> Table<'t> {
                 env,
                 ready: *mode == Mode::Ready,
             },
-            Term::Then(a, b) => View::Then(self.find_term(a)?, self.find_term(b)?),
+            Term::Then(a, b) => {
+                View::Then(self.find_term(a, guess(0))?, self.find_term(b, guess(1))?)
+            }
             Term::Par(cs) | Term::Choice(cs) => {
                 kids.reserve_exact(cs.len());
-                for c in cs {
-                    kids.push(self.find_term(c)?);
+                for (k, c) in cs.iter().enumerate() {
+                    kids.push(self.find_term(c, guess(k))?);
                 }
                 if matches!(t, Term::Par(_)) {
                     View::Par(&kids)
@@ -609,7 +625,9 @@ impl<'t> Table<'t> {
                     View::Choice(&kids)
                 }
             }
-            Term::Interrupt(a, b) => View::Interrupt(self.find_term(a)?, self.find_term(b)?),
+            Term::Interrupt(a, b) => {
+                View::Interrupt(self.find_term(a, guess(0))?, self.find_term(b, guess(1))?)
+            }
             Term::Label {
                 inst,
                 label,
@@ -618,8 +636,8 @@ impl<'t> Table<'t> {
             } => View::Label {
                 inst: *inst,
                 label: *label,
-                body: self.find_term(body)?,
-                start: self.find_term(start)?,
+                body: self.find_term(body, guess(0))?,
+                start: self.find_term(start, guess(1))?,
             },
             Term::Inst {
                 inst,
@@ -630,23 +648,44 @@ impl<'t> Table<'t> {
                 inst: *inst,
                 plan: *plan,
                 params,
-                body: self.find_term(body)?,
+                body: self.find_term(body, guess(0))?,
             },
-            Term::Suspended(b) => View::Suspended(self.find_term(b)?),
+            Term::Suspended(b) => View::Suspended(self.find_term(b, guess(0))?),
             Term::Handling { body, then } => View::Handling {
-                body: self.find_term(body)?,
+                body: self.find_term(body, guess(0))?,
                 then: match then {
                     After::End => (0, 0),
-                    After::Suspend(x) => (1, self.find_term(x)?),
-                    After::Continue(x) => (2, self.find_term(x)?),
-                    After::Restart(x) => (3, self.find_term(x)?),
+                    After::Suspend(x) => (1, self.find_term(x, guess(1))?),
+                    After::Continue(x) => (2, self.find_term(x, guess(1))?),
+                    After::Restart(x) => (3, self.find_term(x, guess(1))?),
                 },
             },
         };
+        if let (Some(h), Some(n)) = (near, node)
+            && View::of(n) == view
+        {
+            return Some(h);
+        }
         // The map is keyed by views of the table's own nodes; a map of longer-lived keys is a
         // map of shorter-lived ones (keys are covariant), so the view of `t` can be looked up.
         let terms: &FastMap<View<'_>, u32> = &self.terms;
         terms.get(&view).copied()
+    }
+}
+
+/// Child `k` of a table node, in the order [`Table::find_term`] visits a term's children.
+fn nth_child(node: &TermNode, k: usize) -> Option<u32> {
+    match node {
+        TermNode::Done | TermNode::Faulted(_) | TermNode::Thread { .. } => None,
+        TermNode::Par(cs) | TermNode::Choice(cs) => cs.get(k).copied(),
+        TermNode::Then(a, b) | TermNode::Interrupt(a, b) => [*a, *b].get(k).copied(),
+        TermNode::Label { body, start, .. } => [*body, *start].get(k).copied(),
+        TermNode::Inst { body, .. } | TermNode::Suspended(body) => (k == 0).then_some(*body),
+        TermNode::Handling { body, then } => match (k, then) {
+            (0, _) => Some(*body),
+            (1, AfterRec::Suspend(x) | AfterRec::Continue(x) | AfterRec::Restart(x)) => Some(*x),
+            _ => None,
+        },
     }
 }
 
@@ -947,6 +986,9 @@ struct Closed<'t> {
     bad_tells: Vec<Vec<(PlanId, u32)>>,
 }
 
+/// Work units [`close`] counts for a state before adding them to the shared budget.
+const SPEND_BATCH: u64 = 1 << 12;
+
 /// States whose steps [`close`] computes at once (on every core) before looking at them.
 const CLOSE_BLOCK: usize = 1 << 14;
 
@@ -970,15 +1012,27 @@ fn close<'t>(
             return Ok((Vec::new(), Vec::new()));
         }
         let state = table.state(i);
+        // A step changes a few threads: the rest of the next term is this state's.
+        let root = table.raw.states[i].0;
         let (mut succ, mut bad) = (Vec::new(), Vec::new());
         let mut missing = None;
-        sem.each_step(&state, &mut |n| budget.spend(n), &mut |step| {
+        // The work is counted here and added to the shared budget in batches (and in full
+        // before the state is done), not unit by unit from every core at once.
+        let mut pending = 0u64;
+        let mut spend = |n: u64| {
+            pending += n;
+            if pending < SPEND_BATCH {
+                return true;
+            }
+            budget.spend(std::mem::take(&mut pending))
+        };
+        sem.each_step(&state, &mut spend, &mut |step| {
             for &(p, k, ok) in &step.effects.tells {
                 if !ok && !bad.contains(&(p, k)) {
                     bad.push((p, k));
                 }
             }
-            match table.find(&step.next) {
+            match table.find_near(&step.next, Some(root)) {
                 Some(j) => {
                     succ.push(j);
                     true
@@ -989,6 +1043,7 @@ fn close<'t>(
                 }
             }
         });
+        budget.spend(pending);
         match missing {
             Some(next) => Err(format!(
                 "a step leads to a state the certificate does not list: {}",
@@ -1507,5 +1562,76 @@ pub fn admit_build(ir: &Ir, tokens: &[&Admitted]) -> Result<BuildAdmitted, Vec<S
         })
     } else {
         Err(problems)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn thread(inst: u32, node: u32) -> TermNode {
+        TermNode::Thread {
+            inst,
+            plan: PlanId(0),
+            stack: vec![NodeId(node)],
+            env: vec![Value::Int(i64::from(node))],
+            ready: true,
+        }
+    }
+
+    /// Two states: `Inst(a ‖ b)` and `Inst(b ‖ a)`, sharing their threads.
+    fn table() -> StateTable {
+        StateTable {
+            terms: vec![
+                thread(0, 1),
+                thread(1, 2),
+                TermNode::Par(vec![0, 1]),
+                TermNode::Inst {
+                    inst: 0,
+                    plan: PlanId(0),
+                    params: vec![],
+                    body: 2,
+                },
+                TermNode::Par(vec![1, 0]),
+                TermNode::Inst {
+                    inst: 0,
+                    plan: PlanId(0),
+                    params: vec![],
+                    body: 4,
+                },
+            ],
+            atoms: vec![],
+            states: vec![(3, vec![]), (5, vec![])],
+        }
+    }
+
+    #[test]
+    fn a_guess_never_changes_the_index_a_term_is_found_at() {
+        let raw = table();
+        let t = Table::new(&raw).expect("a well-formed table");
+        let a = build_term(&raw, 0);
+        let b = build_term(&raw, 1);
+        let absent = Term::Inst {
+            inst: 0,
+            plan: PlanId(0),
+            params: vec![],
+            body: Box::new(Term::Par(vec![a.clone(), a.clone()])),
+        };
+        let terms: Vec<Term> = (0..raw.terms.len() as u32)
+            .map(|i| build_term(&raw, i))
+            .chain([Term::Par(vec![b.clone(), b]), absent])
+            .collect();
+        let guesses: Vec<Option<u32>> = std::iter::once(None)
+            .chain((0..raw.terms.len() as u32 + 2).map(Some))
+            .chain([Some(u32::MAX)])
+            .collect();
+        for (k, term) in terms.iter().enumerate() {
+            let truth = t.find_term(term, None);
+            // Every listed term is found at its own index; the two made-up ones are not found.
+            assert_eq!(truth, (k < raw.terms.len()).then_some(k as u32), "term {k}");
+            for &g in &guesses {
+                assert_eq!(t.find_term(term, g), truth, "term {k}, guess {g:?}");
+            }
+        }
     }
 }
