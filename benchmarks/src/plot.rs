@@ -18,10 +18,10 @@ const COLOURS: &[&str] = &[
     "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
 ];
 
-const W: f64 = 720.0;
+const W: f64 = 800.0;
 const H: f64 = 440.0;
 const LEFT: f64 = 70.0;
-const RIGHT: f64 = 230.0;
+const RIGHT: f64 = 290.0;
 const TOP: f64 = 40.0;
 const BOTTOM: f64 = 50.0;
 
@@ -32,15 +32,48 @@ fn escape(s: &str) -> String {
 }
 
 fn label(v: f64) -> String {
+    // At most three significant digits, without trailing zeros.
+    let short = |x: f64| {
+        let digits = if x >= 100.0 {
+            0
+        } else if x >= 10.0 {
+            1
+        } else {
+            2
+        };
+        let text = format!("{x:.digits$}");
+        if text.contains('.') {
+            text.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            text
+        }
+    };
     if v >= 1e6 {
-        format!("{}M", v / 1e6)
+        format!("{}M", short(v / 1e6))
     } else if v >= 1e3 {
-        format!("{}k", v / 1e3)
+        format!("{}k", short(v / 1e3))
     } else if v >= 1.0 || v == 0.0 {
-        format!("{v}")
+        short(v)
     } else {
         format!("{v:.0e}")
     }
+}
+
+/// A round step (1, 2 or 5 times a power of ten) that cuts `range` into about `parts` parts.
+fn nice_step(range: f64, parts: f64) -> f64 {
+    let raw = (range / parts).max(1e-300);
+    let magnitude = 10f64.powf(raw.log10().floor());
+    let m = raw / magnitude;
+    magnitude
+        * if m <= 1.0 {
+            1.0
+        } else if m <= 2.0 {
+            2.0
+        } else if m <= 5.0 {
+            5.0
+        } else {
+            10.0
+        }
 }
 
 /// A line chart of `series` as an SVG document.
@@ -95,9 +128,14 @@ pub fn line_chart(title: &str, x_label: &str, y_label: &str, series: &[Series]) 
         s,
         r#"<path d="M{ax0} {ay0} V{ay1} H{ax1}" fill="none" stroke="black"/>"#
     );
-    // x ticks: every integer N in range (at most 12 of them).
-    let step = ((x1 - x0) / 12.0).ceil().max(1.0);
-    let mut x = x0.ceil();
+    // x ticks: every integer N in range (at most 12 of them); round steps over a wide range
+    // (states), about six of them.
+    let step = if x1 - x0 <= 12.0 {
+        1.0
+    } else {
+        nice_step(x1 - x0, 6.0)
+    };
+    let mut x = (x0 / step).ceil() * step;
     while x <= x1 {
         let _ = writeln!(
             s,
@@ -219,5 +257,24 @@ mod tests {
         assert!(svg.contains("(log scale)") && svg.contains("a &lt;b&gt;"));
         assert!(svg.contains("stroke-dasharray"));
         assert!(!line_chart("t", "N", "s", &[]).contains("NaN"));
+    }
+
+    #[test]
+    fn wide_ranges_get_a_few_round_ticks_with_short_labels() {
+        let series = vec![Series {
+            name: "states".into(),
+            points: vec![(102_571.0, 1.0), (1_118_878.0, 80.0)],
+            dashed: false,
+        }];
+        let svg = line_chart("t", "states", "s", &series);
+        let ticks: Vec<&str> = svg
+            .lines()
+            .filter(|l| l.contains("y2=\"395\""))
+            .filter_map(|l| l.split('>').nth(2)?.split('<').next())
+            .collect();
+        assert_eq!(ticks, ["200k", "400k", "600k", "800k", "1M"], "{svg}");
+        assert_eq!(label(1_118_878.0), "1.12M");
+        assert_eq!(label(338_769.0), "339k");
+        assert_eq!(label(0.5), "5e-1");
     }
 }
