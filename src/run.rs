@@ -36,6 +36,10 @@ pub struct RunArgs {
     /// How to print the trace.
     #[arg(long, value_enum, default_value_t = TraceFormat::Human)]
     format: TraceFormat,
+    /// Run the agents even though the kernel has not admitted their plan networks (the trace
+    /// and the journal say so, and why). Without it, `run` runs only admitted plans.
+    #[arg(long)]
+    unverified: bool,
 }
 
 /// The reconsideration policies.
@@ -74,8 +78,82 @@ fn policy(p: Policy, watch: &[String]) -> Reconsideration {
     }
 }
 
+/// A checked project, ready to run.
+struct Ready {
+    ir: hilbert_certificates::ir::Ir,
+    /// (path, SHA-256 hex) of every source.
+    sources: Vec<(String, String)>,
+    loaded: project::Loaded,
+    checked: hilbert_frontend::Checked,
+}
+
+/// Why the kernel has not admitted the plan networks of `agents` (empty: it admitted every
+/// one). The networks are explored and proved as `hilbert build` does, and each certificate is
+/// handed to the kernel, which alone decides; a binding to host code cannot be admitted.
+fn not_admitted(ready: &Ready, agents: &[String]) -> Vec<String> {
+    use hilbert_certificates::cert::SourceDigest;
+    use hilbert_kernel::check::{Expected, Verdict};
+    let digests: Vec<SourceDigest> = ready
+        .sources
+        .iter()
+        .map(|(path, hex)| SourceDigest {
+            path: path.clone(),
+            sha256: crate::build::unhex(hex),
+        })
+        .collect();
+    let proofs = hilbert_frontend::obligations::prove(
+        &ready.ir,
+        &ready.checked.program,
+        &ready.loaded.sources,
+        &digests,
+        hilbert_frontend::explore::Limits::default(),
+    );
+    let ir_bytes = hilbert_certificates::cert::ir_bytes(&ready.ir);
+    let expected = Expected {
+        sources: &digests,
+        ir: &ir_bytes,
+    };
+    let mut reasons = Vec::new();
+    for (ai, agent) in ready.checked.program.agents.iter().enumerate() {
+        if !agents.contains(&agent.name) {
+            continue;
+        }
+        for (bi, binding) in agent.bindings.iter().enumerate() {
+            let name = format!("{}.{}", agent.name, binding.name);
+            if ready.ir.agents[ai].plans[bi].network.is_none() {
+                reasons.push(format!(
+                    "{name} runs host code, which the kernel cannot check"
+                ));
+                continue;
+            }
+            let Some(c) = proofs.certificates.iter().find(|c| c.name == name) else {
+                reasons.push(format!("{name} has no certificate"));
+                continue;
+            };
+            let report = hilbert_kernel::check::check(&c.bytes, Some(&expected));
+            if let Some(why) = &report.invalid {
+                reasons.push(format!("{name}: the kernel refused its certificate: {why}"));
+                continue;
+            }
+            let refused: Vec<&str> = report
+                .obligations
+                .iter()
+                .filter(|(_, v)| *v != Verdict::Proved)
+                .map(|(n, _)| n.as_str())
+                .collect();
+            if !refused.is_empty() || report.admitted.is_none() {
+                reasons.push(format!(
+                    "{name}: the kernel did not admit {}",
+                    refused.join(", ")
+                ));
+            }
+        }
+    }
+    reasons
+}
+
 /// Loads and checks a project; prints its errors and returns `Err(exit code)` if it has any.
-fn load_ir(paths: &[String]) -> Result<(hilbert_certificates::ir::Ir, Vec<(String, String)>), u8> {
+fn load_ir(paths: &[String]) -> Result<Ready, u8> {
     let loaded = project::load(paths).map_err(|e| output::fail(&e.to_string(), hint(&e)))?;
     let inputs = digests(&loaded)
         .map_err(|(path, e)| output::fail(&format!("cannot read `{path}`: {e}"), "run again"))?;
@@ -91,7 +169,12 @@ fn load_ir(paths: &[String]) -> Result<(hilbert_certificates::ir::Ir, Vec<(Strin
         output::stdout(&text);
         return Err(1);
     };
-    Ok((ir, inputs.into_iter().map(|i| (i.path, i.sha256)).collect()))
+    Ok(Ready {
+        ir,
+        sources: inputs.into_iter().map(|i| (i.path, i.sha256)).collect(),
+        loaded,
+        checked,
+    })
 }
 
 /// Runs the command and returns its exit code.
@@ -123,12 +206,13 @@ pub fn run(args: &RunArgs) -> u8 {
             },
         },
     };
-    let (ir, sources) = match load_ir(&args.paths) {
+    let ready = match load_ir(&args.paths) {
         Ok(x) => x,
         Err(code) => return code,
     };
+    let (ir, sources) = (&ready.ir, ready.sources.clone());
     let mut system = match System::new(
-        &ir,
+        ir,
         &args.agent,
         policy(args.policy, &args.watch),
         scenario,
@@ -137,8 +221,26 @@ pub fn run(args: &RunArgs) -> u8 {
         Ok(a) => a,
         Err(e) => return output::fail(&e.0, "check the agent's name and the scenario's atoms"),
     };
+    // Only plans the kernel has admitted run, unless the user says otherwise, on the record.
+    let reasons = not_admitted(&ready, &args.agent);
+    if !reasons.is_empty() && !args.unverified {
+        let mut text = String::from(
+            "error: `hilbert run` runs only plans the kernel has admitted, and it has not admitted these:\n",
+        );
+        for r in &reasons {
+            text.push_str(&format!("  {r}\n"));
+        }
+        text.push_str(
+            "  = help: `hilbert build` shows why (with counterexamples); fix the plans, or pass --unverified to run them anyway (the trace and the journal record it)\n",
+        );
+        output::stdout(&text);
+        return 1;
+    }
     let entries = system.run();
-    let header = system.agents[0].header(args.agent.clone(), sources);
+    let mut header = system.agents[0].header(args.agent.clone(), sources);
+    if args.unverified {
+        header.unverified = Some(reasons.clone());
+    }
     let lines = journal::to_lines(&header, &entries);
     if let Some(path) = &args.journal
         && let Err(e) = std::fs::write(path, &lines)
@@ -150,7 +252,21 @@ pub fn run(args: &RunArgs) -> u8 {
     }
     let text = match args.format {
         TraceFormat::Json => lines,
-        TraceFormat::Human => trace(&entries, args.agent.len() > 1),
+        TraceFormat::Human => {
+            let mut text = String::new();
+            if args.unverified {
+                text.push_str(if reasons.is_empty() {
+                    "unverified run (--unverified), although the kernel admitted every plan network\n"
+                } else {
+                    "UNVERIFIED run (--unverified): the kernel has not admitted these plan networks:\n"
+                });
+                for r in &reasons {
+                    text.push_str(&format!("  {r}\n"));
+                }
+            }
+            text.push_str(&trace(&entries, args.agent.len() > 1));
+            text
+        }
     };
     output::stdout(&text);
     0
@@ -256,10 +372,11 @@ pub fn replay(args: &ReplayArgs) -> u8 {
         }
     };
     let paths: Vec<String> = header.sources.iter().map(|(p, _)| p.clone()).collect();
-    let (ir, sources) = match load_ir(&paths) {
+    let ready = match load_ir(&paths) {
         Ok(x) => x,
         Err(code) => return code,
     };
+    let (ir, sources) = (&ready.ir, &ready.sources);
     let want: BTreeSet<&(String, String)> = header.sources.iter().collect();
     let got: BTreeSet<&(String, String)> = sources.iter().collect();
     if want != got {
@@ -278,7 +395,7 @@ pub fn replay(args: &ReplayArgs) -> u8 {
         }
     };
     let mut system = match System::new(
-        &ir,
+        ir,
         &header.agents,
         policy,
         header.scenario.clone(),

@@ -140,3 +140,109 @@ fn bad_runs_are_usage_errors() {
     let missing = hilbert(&["replay", "/nonexistent/journal.jsonl"], None);
     assert_eq!(missing.code, Some(2));
 }
+
+#[test]
+fn only_admitted_plans_run_unless_the_run_is_marked_unverified() {
+    // The livelock's liveness is refuted: the kernel does not admit its network.
+    let journal = journal_path("unverified");
+    let _ = std::fs::remove_file(&journal);
+    let refused = hilbert(
+        &[
+            "run",
+            "examples/livelock",
+            "--agent",
+            "Doorway",
+            "--journal",
+            &journal,
+        ],
+        None,
+    );
+    assert_eq!(
+        refused.code,
+        Some(1),
+        "{}{}",
+        refused.stdout,
+        refused.stderr
+    );
+    assert!(
+        refused
+            .stdout
+            .contains("runs only plans the kernel has admitted")
+            && refused.stdout.contains("Doorway.Pass")
+            && refused.stdout.contains("Pass_live_Passed")
+            && refused.stdout.contains("--unverified"),
+        "{}",
+        refused.stdout
+    );
+    assert!(
+        !std::path::Path::new(&journal).exists(),
+        "a refused run writes no journal"
+    );
+
+    // With --unverified it runs, and says so in the trace and in the journal's header.
+    let run = hilbert(
+        &[
+            "run",
+            "examples/livelock",
+            "--agent",
+            "Doorway",
+            "--journal",
+            &journal,
+            "--unverified",
+        ],
+        None,
+    );
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.starts_with("UNVERIFIED run (--unverified)"),
+        "{}",
+        run.stdout
+    );
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    let reasons = header["unverified"]
+        .as_array()
+        .expect("the header records it");
+    assert!(
+        reasons
+            .iter()
+            .any(|r| r.as_str().unwrap().contains("Pass_live_Passed")),
+        "{header}"
+    );
+    let replay = hilbert(&["replay", &journal], None);
+    assert_eq!(replay.code, Some(0), "{}", replay.stdout);
+
+    // An admitted agent runs without the flag, and its journal says nothing of it; with the
+    // flag, the header says the kernel had admitted everything (no reasons).
+    let admitted = hilbert(
+        &[
+            "run",
+            "examples/production-line",
+            "--agent",
+            "Operator",
+            "--journal",
+            &journal,
+        ],
+        None,
+    );
+    assert_eq!(admitted.code, Some(0), "{}", admitted.stdout);
+    let text = std::fs::read_to_string(&journal).unwrap();
+    assert!(!text.lines().next().unwrap().contains("unverified"));
+    let flagged = hilbert(
+        &[
+            "run",
+            "examples/production-line",
+            "--agent",
+            "Operator",
+            "--journal",
+            &journal,
+            "--unverified",
+        ],
+        None,
+    );
+    assert_eq!(flagged.code, Some(0));
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(header["unverified"], serde_json::json!([]));
+    let _ = std::fs::remove_file(&journal);
+}

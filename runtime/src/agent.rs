@@ -298,6 +298,7 @@ impl<'a> AgentRun<'a> {
             },
             sources,
             scenario: self.scenario.clone(),
+            unverified: None,
         }
     }
 

@@ -23,6 +23,10 @@ pub struct Header {
     pub sources: Vec<(String, String)>,
     /// The scenario, in full.
     pub scenario: Scenario,
+    /// Present when the run was started with `--unverified`: why the kernel had not admitted
+    /// the agents' plan networks (empty when it had, and the flag was given anyway).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unverified: Option<Vec<String>>,
 }
 
 /// One journaled event of one cycle.
