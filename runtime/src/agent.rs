@@ -674,9 +674,11 @@ impl<'a> AgentRun<'a> {
                 continue;
             }
             let priority = self.agent.desires[d].priority;
-            // A running intention of higher priority defers this one.
+            // A running intention of higher priority defers this one, and so does a stopped
+            // one, which resumes before anything of lower priority starts.
             if self.intentions.iter().any(|i| {
-                i.status == Status::Running && self.agent.desires[i.desire].priority > priority
+                matches!(i.status, Status::Running | Status::Suspended)
+                    && self.agent.desires[i.desire].priority > priority
             }) {
                 continue;
             }
@@ -766,21 +768,35 @@ impl<'a> AgentRun<'a> {
         }
     }
 
-    /// Resumes suspended intentions that no running intention of higher priority holds back.
+    /// Resumes the stopped intentions of the highest priority among those waiting, when no
+    /// running (or aborting) intention of higher priority holds them back. The others stay
+    /// stopped until those are done: with priorities 0, 5 and 9, releasing 9 resumes 5, and 0
+    /// waits for 5.
     fn resume_suspended(&mut self) {
+        let priority = |i: &Intention| self.agent.desires[i.desire].priority;
+        let Some(top) = self
+            .intentions
+            .iter()
+            .filter(|i| i.status == Status::Suspended)
+            .map(priority)
+            .max()
+        else {
+            return;
+        };
+        if self
+            .intentions
+            .iter()
+            .any(|i| matches!(i.status, Status::Running | Status::Aborting) && priority(i) > top)
+        {
+            return;
+        }
         for k in 0..self.intentions.len() {
-            if self.intentions[k].status != Status::Suspended {
-                continue;
+            if self.intentions[k].status == Status::Suspended
+                && priority(&self.intentions[k]) == top
+            {
+                self.command(k, Command::Resume, "the subgoal is done".into());
+                self.intentions[k].status = Status::Running;
             }
-            let p = self.agent.desires[self.intentions[k].desire].priority;
-            if self.intentions.iter().any(|i| {
-                matches!(i.status, Status::Running | Status::Aborting)
-                    && self.agent.desires[i.desire].priority > p
-            }) {
-                continue;
-            }
-            self.command(k, Command::Resume, "the subgoal is done".into());
-            self.intentions[k].status = Status::Running;
         }
     }
 
