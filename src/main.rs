@@ -55,7 +55,8 @@ enum Command {
 pub enum Format {
     /// For people: rustc-style diagnostics and a summary line.
     Human,
-    /// One JSON object (docs/schema/check-report.schema.json).
+    /// One JSON object (its schema: docs/schema/check-report.schema.json for `check`,
+    /// docs/schema/build-report.schema.json for `build`).
     Json,
     /// SARIF 2.1.0, for code-scanning tools.
     Sarif,

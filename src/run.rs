@@ -210,6 +210,28 @@ pub fn run(args: &RunArgs) -> u8 {
         Ok(x) => x,
         Err(code) => return code,
     };
+    // A watched predicate must be one the agents can believe.
+    let predicates: Vec<&str> = ready
+        .ir
+        .agents
+        .iter()
+        .filter(|a| args.agent.contains(&a.name))
+        .flat_map(|a| a.beliefs.iter().map(|b| b.name.as_str()))
+        .collect();
+    if let Some(w) = args
+        .watch
+        .iter()
+        .find(|w| !predicates.contains(&w.as_str()))
+    {
+        let hint = match hilbert_frontend::check::nearest(w, predicates.iter().copied()) {
+            Some(near) => format!("did you mean `--watch {near}`?"),
+            None => format!("the beliefs of the agents are: {}", predicates.join(", ")),
+        };
+        return output::fail(
+            &format!("--watch `{w}`: no agent of the run has a belief `{w}`"),
+            &hint,
+        );
+    }
     let (ir, sources) = (&ready.ir, ready.sources.clone());
     let mut system = match System::new(
         ir,

@@ -350,3 +350,70 @@ fn explain_lists_every_documented_code() {
     assert_eq!(list.as_array().unwrap().len(), docs);
     assert_eq!(list[0]["code"], json!("HA0001"));
 }
+
+#[test]
+fn common_slips_get_a_hint_of_what_was_meant() {
+    let agent = "agent Vendor : Agency\n{\n  belief sold(item: Int)\n  commit single-minded\n  attention Idle initially\n  plan Sell ↦ Machine.Serve\n}\n";
+    for (slip, hint) in [
+        ("|", "parallel composition is `‖` or `||`"),
+        ("&&", "conjunction is `∧` or `and`"),
+        ("!", "negation is `¬` or `not`"),
+    ] {
+        let plans = format!(
+            "plan A(c: chan Int) : Vendor ≔ 1 → c\nplan B(c: chan Int) : Vendor ≔ x ← c\nplan Serve() : Vendor\n{{\n  c : chan Int\n  body ≔ A(c) {slip} B(c)\n}}\n"
+        );
+        let dir = TempDir::with_files(&[
+            ("Vendor.ha", agent.as_bytes()),
+            ("Machine.hk", plans.as_bytes()),
+        ]);
+        let run = hilbert(&["check", &dir.path()], None);
+        assert_eq!(run.code, Some(1), "{slip}: {}", run.stdout);
+        assert!(
+            run.stdout.contains(hint),
+            "{slip}: no hint `{hint}`: {}",
+            run.stdout
+        );
+        assert!(
+            run.stdout.contains("did you mean `commit single_minded`?"),
+            "{}",
+            run.stdout
+        );
+    }
+}
+
+#[test]
+fn a_watch_of_a_belief_no_agent_has_is_a_usage_error_with_a_suggestion() {
+    let run = hilbert(
+        &[
+            "run",
+            "examples/production-line",
+            "--agent",
+            "Operator",
+            "--policy",
+            "on-change",
+            "--watch",
+            "alrm",
+        ],
+        None,
+    );
+    assert_eq!(run.code, Some(2), "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("did you mean `--watch alarm`?"),
+        "{}",
+        run.stderr
+    );
+    let ok = hilbert(
+        &[
+            "run",
+            "examples/production-line",
+            "--agent",
+            "Operator",
+            "--policy",
+            "on-change",
+            "--watch",
+            "alarm",
+        ],
+        None,
+    );
+    assert_eq!(ok.code, Some(0), "{}{}", ok.stdout, ok.stderr);
+}

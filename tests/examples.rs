@@ -202,6 +202,12 @@ fn passing_max_states_leaves_the_theorems_unproved_and_says_so() {
     assert_eq!(work["status"], "unproved");
     assert!(work["reason"].as_str().unwrap().contains("--max-states 3"));
     assert_eq!(work["kernel"], "refused");
+    // The kernel's reason says why the table is not closed, not where it stops.
+    let why = work["kernel_reason"].as_str().unwrap();
+    assert!(
+        why.contains("before --max-states stopped the search") && !why.contains("Thread {"),
+        "{why}"
+    );
 }
 
 #[test]

@@ -264,10 +264,7 @@ pub(crate) fn value_type(t: &TypeExpr, allow_chan: bool) -> Result<Ty, (String, 
 }
 
 /// The candidate closest to `name` by edit distance, if close enough to be a likely typo.
-pub(crate) fn nearest<'b>(
-    name: &str,
-    candidates: impl Iterator<Item = &'b str>,
-) -> Option<&'b str> {
+pub fn nearest<'b>(name: &str, candidates: impl Iterator<Item = &'b str>) -> Option<&'b str> {
     let limit = (name.chars().count() / 3).max(1);
     candidates
         .filter(|c| *c != name)

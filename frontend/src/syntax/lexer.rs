@@ -97,9 +97,12 @@ impl Lexer<'_> {
                             format!("unexpected character `{}`", ch.escape_default()),
                         )
                         .with_label("no Hilbert dialect uses this character")
-                        .with_help(
-                            "names are ASCII letters, digits and `_`; see `hilbert explain` for the operators",
-                        );
+                        .with_help(match b {
+                            b'|' => "parallel composition is `‖` or `||`; disjunction is `∨` or `or`",
+                            b'&' => "conjunction is `∧` or `and`",
+                            b'!' => "negation is `¬` or `not`; `≠` is `!=`",
+                            _ => "names are ASCII letters, digits and `_`; see `hilbert explain` for the operators",
+                        });
                         self.error(d);
                     }
                     self.push(kind, start);

@@ -848,10 +848,23 @@ impl Parser<'_> {
                     reachable_by,
                 }
             }
-            "commit" => MemberKind::Commit {
-                strategy: self
-                    .ident("a commitment strategy: `blind`, `single_minded` or `open_minded`")?,
-            },
+            "commit" => {
+                let mut strategy =
+                    self.ident("a commitment strategy: `blind`, `single_minded` or `open_minded`")?;
+                // `single-minded`, written as one word with hyphens: take it whole, so that the
+                // checker can say which strategy was meant.
+                while self.peek() == TokenKind::Minus
+                    && self.tok().span.start == strategy.span.end
+                    && self.peek_at(1) == TokenKind::Ident
+                    && self.tokens[self.pos + 1].span.start == self.tok().span.end
+                {
+                    self.bump();
+                    let word = self.bump();
+                    strategy.name = format!("{}-{}", strategy.name, self.text(word));
+                    strategy.span.end = word.span.end;
+                }
+                MemberKind::Commit { strategy }
+            }
             "attention" => {
                 let name = self.ident("the attention's name")?;
                 let initially = self.at_kw("initially").then(|| self.bump().span);
