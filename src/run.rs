@@ -259,6 +259,16 @@ pub fn run(args: &RunArgs) -> u8 {
         return 1;
     }
     let entries = system.run();
+    // The journal names its sources by absolute path, so that it replays from anywhere.
+    let sources = sources
+        .into_iter()
+        .map(|(path, sha)| {
+            let absolute = std::fs::canonicalize(&path)
+                .map(|p| p.to_string_lossy().into_owned())
+                .unwrap_or(path);
+            (absolute, sha)
+        })
+        .collect();
     let mut header = system.agents[0].header(args.agent.clone(), sources);
     if args.unverified {
         header.unverified = Some(reasons.clone());
@@ -313,6 +323,7 @@ pub fn trace(entries: &[Entry], agents: bool) -> String {
                 plan,
                 desire,
                 reason,
+                ..
             } => {
                 format!("adopt #{intention} {plan} for {desire}: {reason}")
             }

@@ -246,3 +246,88 @@ fn only_admitted_plans_run_unless_the_run_is_marked_unverified() {
     assert_eq!(header["unverified"], serde_json::json!([]));
     let _ = std::fs::remove_file(&journal);
 }
+
+#[test]
+fn a_journal_replays_from_any_working_directory() {
+    let journal = journal_path("anywhere");
+    let run = hilbert(
+        &[
+            "run",
+            "examples/production-line",
+            "--agent",
+            "Operator",
+            "--journal",
+            &journal,
+        ],
+        None,
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stdout);
+    let header: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(&journal)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    for source in header["sources"].as_array().unwrap() {
+        let path = source[0].as_str().unwrap();
+        assert!(std::path::Path::new(path).is_absolute(), "{path}");
+    }
+    let elsewhere = std::env::temp_dir();
+    let replay = hilbert(&["replay", &journal], Some(&elsewhere));
+    assert_eq!(replay.code, Some(0), "{}{}", replay.stdout, replay.stderr);
+    assert!(
+        replay.stdout.starts_with("replay matched"),
+        "{}",
+        replay.stdout
+    );
+    let _ = std::fs::remove_file(&journal);
+}
+
+#[test]
+fn every_adoption_records_its_licence_and_distribution_as_data() {
+    let journal = journal_path("choices");
+    let run = hilbert(
+        &[
+            "run",
+            "examples/learning-to-choose",
+            "--agent",
+            "Picker",
+            "--scenario",
+            "examples/learning-to-choose/scenarios/forty-customers.json",
+            "--journal",
+            &journal,
+        ],
+        None,
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stdout);
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let mut adoptions = 0;
+    for line in text.lines().skip(1) {
+        let e: serde_json::Value = serde_json::from_str(line).unwrap();
+        if e["kind"] != "adopt" {
+            continue;
+        }
+        adoptions += 1;
+        let options = e["options"].as_array().expect("the options, as data");
+        let p = |o: &serde_json::Value| o["p"].as_f64().unwrap();
+        // leaked = 0: an unlicensed option never has probability.
+        for o in options.iter().filter(|o| o["licensed"] == false) {
+            assert_eq!(p(o), 0.0, "{e}");
+        }
+        let licensed: f64 = options
+            .iter()
+            .filter(|o| o["licensed"] == true)
+            .map(p)
+            .sum();
+        assert!((licensed - 1.0).abs() < 1e-9, "{e}");
+        let chosen = options.iter().find(|o| o["plan"] == e["plan"]).unwrap();
+        assert!(chosen["licensed"] == true && p(chosen) > 0.0, "{e}");
+    }
+    assert!(adoptions >= 5, "only {adoptions} adoptions");
+    // Probabilities round-trip exactly: the journal replays.
+    let replay = hilbert(&["replay", &journal], None);
+    assert_eq!(replay.code, Some(0), "{}", replay.stdout);
+    let _ = std::fs::remove_file(&journal);
+}

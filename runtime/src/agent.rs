@@ -752,11 +752,19 @@ impl<'a> AgentRun<'a> {
                     shown.join(", ")
                 ));
             }
+            let options = (0..k)
+                .map(|i| crate::journal::Choice {
+                    plan: self.agent.plans[i].name.clone(),
+                    licensed: licence.0[i],
+                    p: pi[i],
+                })
+                .collect();
             self.log(Event::Adopt {
                 intention: id,
                 plan: binding.name.clone(),
                 desire: self.agent.desires[d].name.clone(),
                 reason,
+                options,
             });
             self.intentions.push(Intention {
                 id,

@@ -29,6 +29,17 @@ pub struct Header {
     pub unverified: Option<Vec<String>>,
 }
 
+/// One option of a deliberation: a plan binding, whether it was licensed, and its probability.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Choice {
+    /// The plan binding.
+    pub plan: String,
+    /// Whether an `intend` rule for the desire held for it.
+    pub licensed: bool,
+    /// The probability the policy gave it.
+    pub p: f64,
+}
+
 /// One journaled event of one cycle.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Entry {
@@ -88,6 +99,11 @@ pub enum Event {
         desire: String,
         /// The `intend` rule that licensed it.
         reason: String,
+        /// The choice as data, one entry per plan binding of the agent in order: whether an
+        /// `intend` rule licensed it and the probability the policy gave it. An unlicensed
+        /// binding always has probability 0 (`leaked = 0`, checkable from the journal).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        options: Vec<Choice>,
     },
     /// The commitment law (or the plan's end) released an intention.
     Release {
