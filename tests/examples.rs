@@ -201,6 +201,8 @@ fn passing_max_states_leaves_the_theorems_unproved_and_says_so() {
     let work = &r["theorems"][0];
     assert_eq!(work["status"], "unproved");
     assert!(work["reason"].as_str().unwrap().contains("--max-states 3"));
+    // Its integers are small: no hint of a counter without bound.
+    assert!(!work["reason"].as_str().unwrap().contains("without bound"));
     assert_eq!(work["kernel"], "refused");
     // The kernel's reason says why the table is not closed, not where it stops.
     let why = work["kernel_reason"].as_str().unwrap();
@@ -241,5 +243,34 @@ fn the_same_sources_give_the_same_certificate_bytes() {
     assert_eq!(
         a, b,
         "two builds (1 and 2 threads) wrote different certificates"
+    );
+}
+
+#[test]
+fn a_counter_without_bound_is_named_when_the_search_passes_the_bound() {
+    let agent = "agent C : Agency\n{\n  belief n(v: Int)\n  commit single_minded\n  attention Idle initially\n  plan Go ↦ Count.Go\n}\n";
+    let plans = "plan Loop(c: chan Int, k: Int) : C ≔ k → c ; Loop(c, k + 1)\nplan Sink(c: chan Int) : C ≔ x ← c ; Sink(c)\nplan Go() : C\n{\n  c : chan Int\n  body ≔ Loop(c, 0) ‖ Sink(c)\n}\n";
+    let dir =
+        common::TempDir::with_files(&[("C.ha", agent.as_bytes()), ("Count.hk", plans.as_bytes())]);
+    let out = dir.join("out");
+    let run = common::hilbert(
+        &[
+            "build",
+            &dir.path(),
+            "--format",
+            "json",
+            "--max-states",
+            "3000",
+            "--out",
+            &out,
+        ],
+        None,
+    );
+    assert_eq!(run.code, Some(2), "{}", run.stdout);
+    let r: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let reason = r["theorems"][0]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("holds the integer 2999 in `Loop`") && reason.contains("without bound"),
+        "{reason}"
     );
 }

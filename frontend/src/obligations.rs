@@ -19,7 +19,7 @@ use crate::syntax::ast;
 use hilbert_certificates::cert::SourceDigest;
 use hilbert_certificates::ir::{self, Cond, Ir, Network, Node};
 use hilbert_kernel::eval::holds;
-use hilbert_kernel::semantics::{Atom, Fault, Semantics, State};
+use hilbert_kernel::semantics::{Atom, Fault, Semantics, State, Term};
 use std::collections::{BTreeSet, VecDeque};
 
 /// Warning: a release obligation that holds without a proof in this network.
@@ -212,7 +212,11 @@ pub fn prove_using(
             let graph = &explored.graph;
             proofs.states += graph.len();
             proofs.transitions += graph.transitions();
-            let bound = bound_passed(graph, limits);
+            let bound =
+                bound_passed(graph, limits).map(|reason| match growing_integer(net, &explored) {
+                    Some(hint) => format!("{reason}; {hint}"),
+                    None => reason,
+                });
             let lc = lower_camel(&plan_name);
             let counts = (graph.len(), graph.transitions());
             let first_theorem = proofs.theorems.len();
@@ -379,6 +383,58 @@ pub fn prove_using(
 fn dedup_theorems(theorems: &mut Vec<Theorem>) {
     let mut seen = BTreeSet::new();
     theorems.retain(|t| seen.insert(t.name.clone()));
+}
+
+/// When the search stopped at the bound, whether the last state it reached holds a large
+/// integer: the likely reason it did not end (a counter with no bound has infinitely many
+/// states). Said as a hint, with the plan and the value.
+fn growing_integer(net: &Network, explored: &explore::Space) -> Option<String> {
+    let graph = &explored.graph;
+    if !graph.truncated || graph.is_empty() {
+        return None;
+    }
+    fn largest(t: &Term, best: &mut Option<(i64, ir::PlanId)>) {
+        use hilbert_kernel::semantics::After;
+        match t {
+            Term::Thread { env, plan, .. } => {
+                for v in env {
+                    if let ir::Value::Int(n) = v
+                        && best.is_none_or(|(b, _)| n.unsigned_abs() > b.unsigned_abs())
+                    {
+                        *best = Some((*n, *plan));
+                    }
+                }
+            }
+            Term::Then(a, b) | Term::Interrupt(a, b) => {
+                largest(a, best);
+                largest(b, best);
+            }
+            Term::Par(cs) | Term::Choice(cs) => cs.iter().for_each(|c| largest(c, best)),
+            Term::Label { body, start, .. } => {
+                largest(body, best);
+                largest(start, best);
+            }
+            Term::Inst { body, .. } | Term::Suspended(body) => largest(body, best),
+            Term::Handling { body, then } => {
+                largest(body, best);
+                if let After::Suspend(x) | After::Continue(x) | After::Restart(x) = then {
+                    largest(x, best);
+                }
+            }
+            Term::Done | Term::Faulted(_) => {}
+        }
+    }
+    let last = explored.state(StateId(graph.len() as u32 - 1));
+    let mut best = None;
+    largest(&last.term, &mut best);
+    let (n, plan) = best?;
+    // Far beyond what a bounded counter of the program's size would reach.
+    (n.unsigned_abs() >= 1000).then(|| {
+        format!(
+            "the last state it reached holds the integer {n} in `{}`: a value that grows without bound gives infinitely many states (bound it in the plan, or raise --max-states)",
+            net.plan(plan).name
+        )
+    })
 }
 
 fn bound_passed(graph: &Graph, limits: Limits) -> Option<String> {
