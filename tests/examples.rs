@@ -274,3 +274,45 @@ fn a_counter_without_bound_is_named_when_the_search_passes_the_bound() {
         "{reason}"
     );
 }
+
+#[test]
+fn theorem_statements_keep_the_atoms_arguments() {
+    let statement = |example: &str, theorem: &str| -> String {
+        let out = std::env::temp_dir().join(format!(
+            "hilbert-statement-{}-{theorem}",
+            std::process::id()
+        ));
+        let run = common::hilbert(
+            &[
+                "build",
+                example,
+                "--format",
+                "json",
+                "--out",
+                &out.to_string_lossy(),
+            ],
+            None,
+        );
+        let _ = std::fs::remove_dir_all(&out);
+        let r: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        r["theorems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == theorem)
+            .unwrap_or_else(|| panic!("{theorem}: {}", run.stdout))["statement"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let tell = statement("examples/tells-twice", "Deliver_tell_feasible_1");
+    assert!(
+        tell.ends_with("B(self) delivered(parcel) ∧ ¬B(self) B(Client) delivered(parcel)"),
+        "{tell}"
+    );
+    let release = statement("examples/abort-handler-finishes", "Smelt_released_Melted");
+    assert!(
+        release.contains("(w ⊨ B(self) overheated(1))") && !release.contains(")(w)"),
+        "{release}"
+    );
+}

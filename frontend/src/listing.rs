@@ -832,6 +832,33 @@ fn network_listing(out: &mut Out, ir: &Ir, index: usize, net: &Network, this: bo
     }
 }
 
+/// An expression of plan `plan`'s code as the listing writes it (slots by their names).
+pub fn expr_in_plan(ir: &Ir, net: &Network, plan: usize, e: &Expr) -> String {
+    let Some(code) = net.plans.get(plan) else {
+        return "?".into();
+    };
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for n in &code.slot_names {
+        *seen.entry(n.as_str()).or_default() += 1;
+    }
+    let starts = HashMap::new();
+    let mut reached = Vec::new();
+    let p = PlanPrinter {
+        ir,
+        net,
+        code,
+        ambiguous: seen
+            .into_iter()
+            .filter(|&(_, k)| k > 1)
+            .map(|(n, _)| n)
+            .collect(),
+        starts: &starts,
+        visited: HashSet::new(),
+        reached: &mut reached,
+    };
+    p.expr_text(e)
+}
+
 fn plan_listing(
     out: &mut Out,
     ir: &Ir,

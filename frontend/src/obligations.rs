@@ -301,7 +301,7 @@ pub fn prove_using(
                     proofs.theorems.push(Theorem {
                         name,
                         statement: format!(
-                            "∀ w, {lc}Reachable(w) ∧ {atom_text}(w) ⇒ inevitable(abort(w), finished)"
+                            "∀ w, {lc}Reachable(w) ∧ (w ⊨ B(self) {atom_text}) ⇒ inevitable(abort(w), finished)"
                         ),
                         status,
                         states: counts.0,
@@ -312,23 +312,29 @@ pub fn prove_using(
 
             // Tell feasibility, for every tell of every plan of the network.
             for (pi, code) in net.plans.iter().enumerate() {
-                let mut tells: Vec<(u32, String)> = Vec::new();
+                let mut tells: Vec<(u32, String, String)> = Vec::new();
                 for node in plan_nodes(net, code) {
                     if let Node::Tell {
                         index, agent, atom, ..
                     } = &net.nodes[node.0 as usize]
                     {
-                        let pred = ir.agents[agent.0 as usize].beliefs[atom.belief.0 as usize]
-                            .name
-                            .clone();
+                        let args: Vec<String> = atom
+                            .args
+                            .iter()
+                            .map(|e| crate::listing::expr_in_plan(ir, net, pi, e))
+                            .collect();
+                        let pred = format!(
+                            "{}({})",
+                            ir.agents[agent.0 as usize].beliefs[atom.belief.0 as usize].name,
+                            args.join(", ")
+                        );
                         let j = ir.agents[agent.0 as usize].name.clone();
-                        tells.push((*index, format!("{j}:{pred}")));
+                        tells.push((*index, j, pred));
                     }
                 }
                 tells.sort();
-                tells.dedup();
-                for (n, what) in tells {
-                    let (j, pred) = what.split_once(':').unwrap_or(("?", "?"));
+                tells.dedup_by(|a, b| a.0 == b.0);
+                for (n, j, pred) in tells {
                     let status = if let Some(reason) = &bound {
                         Status::Unproved(reason.clone())
                     } else {
