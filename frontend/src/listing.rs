@@ -832,26 +832,30 @@ fn network_listing(out: &mut Out, ir: &Ir, index: usize, net: &Network, this: bo
     }
 }
 
+/// The slot names of a plan held by more than one slot.
+fn ambiguous_slots(code: &PlanCode) -> HashSet<&str> {
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for n in &code.slot_names {
+        *seen.entry(n.as_str()).or_default() += 1;
+    }
+    seen.into_iter()
+        .filter(|&(_, k)| k > 1)
+        .map(|(n, _)| n)
+        .collect()
+}
+
 /// An expression of plan `plan`'s code as the listing writes it (slots by their names).
 pub fn expr_in_plan(ir: &Ir, net: &Network, plan: usize, e: &Expr) -> String {
     let Some(code) = net.plans.get(plan) else {
         return "?".into();
     };
-    let mut seen: HashMap<&str, usize> = HashMap::new();
-    for n in &code.slot_names {
-        *seen.entry(n.as_str()).or_default() += 1;
-    }
     let starts = HashMap::new();
     let mut reached = Vec::new();
     let p = PlanPrinter {
         ir,
         net,
         code,
-        ambiguous: seen
-            .into_iter()
-            .filter(|&(_, k)| k > 1)
-            .map(|(n, _)| n)
-            .collect(),
+        ambiguous: ambiguous_slots(code),
         starts: &starts,
         visited: HashSet::new(),
         reached: &mut reached,
@@ -868,19 +872,11 @@ fn plan_listing(
     starts: &HashMap<u32, Vec<u32>>,
     reached: &mut [bool],
 ) {
-    let mut seen: HashMap<&str, usize> = HashMap::new();
-    for n in &code.slot_names {
-        *seen.entry(n.as_str()).or_default() += 1;
-    }
     let mut p = PlanPrinter {
         ir,
         net,
         code,
-        ambiguous: seen
-            .into_iter()
-            .filter(|&(_, k)| k > 1)
-            .map(|(n, _)| n)
-            .collect(),
+        ambiguous: ambiguous_slots(code),
         starts,
         visited: HashSet::new(),
         reached,
