@@ -1092,6 +1092,24 @@ impl Checker<'_> {
                 if env.contains(&v.name) {
                     return cx.vars.get(&v.name).map_or(Ty::Error, |(t, _)| t.clone());
                 }
+                // A `.ha` value is not something a condition can read: the runtime and the
+                // proofs evaluate conditions over beliefs, bindings and parameters only.
+                let agent = &self.program.agents[ai];
+                if agent.param(&v.name).is_none() && agent.value(&v.name).is_some() {
+                    if cx.reported.insert(v.name.clone()) {
+                        self.emit(
+                            Diagnostic::error(
+                                codes::UNBOUND_VARIABLE,
+                                v.span,
+                                format!("`{}` is a value of the agent, and a condition cannot read a value", v.name),
+                            )
+                            .with_label("a value, declared with `value`")
+                            .with_note("values order licensed choices; a condition reads beliefs, the variables its patterns bind, and agent parameters")
+                            .with_help(format!("test the beliefs `{}` is computed from, or declare it as an agent parameter", v.name)),
+                        );
+                    }
+                    return Ty::Error;
+                }
                 if let Some(t) = self.is_constant(ai, &v.name) {
                     return t;
                 }
