@@ -25,8 +25,11 @@ use std::collections::{BTreeSet, VecDeque};
 /// Warning: a release obligation that holds without a proof in this network.
 pub const RELEASE_VACUOUS: Code = Code::new(Dialect::Plans, 69);
 
+/// Warning: an `impossible` condition that is not one constant belief, so no release theorem.
+pub const RELEASE_NOT_GENERATED: Code = Code::new(Dialect::Plans, 70);
+
 /// Every code the obligations report.
-pub const CODES: &[Code] = &[RELEASE_VACUOUS];
+pub const CODES: &[Code] = &[RELEASE_VACUOUS, RELEASE_NOT_GENERATED];
 
 /// What became of a theorem.
 #[derive(Clone, Debug, PartialEq)]
@@ -276,6 +279,24 @@ pub fn prove_using(
                 // Release, when the impossible condition is one belief with constant arguments.
                 for (ri, (cond, _)) in ir_desire.impossible.iter().enumerate() {
                     let Some(atom) = hilbert_kernel::check::constant_atom(cond) else {
+                        // Not silently: the abort handlers go unchecked for this rule.
+                        let rule = &desire.impossible[ri].cond;
+                        proofs.diagnostics.push(
+                            Diagnostic::warning(
+                                RELEASE_NOT_GENERATED,
+                                rule.span,
+                                format!(
+                                    "no `{}_released_{}` is proved for this `impossible` condition",
+                                    binding.name, desire.name
+                                ),
+                            )
+                            .with_label("not one belief with constant arguments")
+                            .with_note(format!(
+                                "a release theorem is proved for a condition that is one belief with constant arguments (`B(self) leak(1)`); for `{}` the build does not check that aborting `{plan_name}` finishes, so a stuck `on abort` handler goes unnoticed",
+                                goal_text(sources, rule)
+                            ))
+                            .with_help("write the condition as one belief with constant arguments if it can be, or check the handlers by hand"),
+                        );
                         continue;
                     };
                     let atom_text = show_atom(ir, net, &atom);
