@@ -417,3 +417,22 @@ fn a_watch_of_a_belief_no_agent_has_is_a_usage_error_with_a_suggestion() {
     );
     assert_eq!(ok.code, Some(0), "{}{}", ok.stdout, ok.stderr);
 }
+
+#[test]
+fn a_missing_semicolon_between_processes_is_named() {
+    let agent = "agent Vendor : Agency\n{\n  belief sold(item: Int)\n  commit single_minded\n  attention Idle initially\n  plan Sell ↦ Machine.Serve\n}\n";
+    let plans = "plan A(c: chan Int) : Vendor ≔ 1 → c\nplan B(c: chan Int) : Vendor ≔ (x ← c  believe sold(1))\nplan Serve() : Vendor\n{\n  c : chan Int\n  body ≔ A(c) ‖ B(c)\n}\n";
+    let dir = TempDir::with_files(&[
+        ("Vendor.ha", agent.as_bytes()),
+        ("Machine.hk", plans.as_bytes()),
+    ]);
+    let run = hilbert(&["check", &dir.path()], None);
+    assert_eq!(run.code, Some(1), "{}", run.stdout);
+    assert!(
+        run.stdout.contains(
+            "is a `;` missing before `believe`? the processes of a sequence are joined by `;`"
+        ),
+        "{}",
+        run.stdout
+    );
+}

@@ -265,7 +265,10 @@ impl Parser<'_> {
             format!("expected {expected}, found {found}"),
         )
         .with_label(format!("expected {expected}"));
-        if let Some(help) = self.hint_for(t) {
+        if let Some(help) = self
+            .hint_for(t)
+            .or_else(|| self.missing_semicolon(t, expected))
+        {
             d = d.with_help(help);
         }
         self.report(d);
@@ -282,6 +285,33 @@ impl Parser<'_> {
             (TokenKind::Ident, "skip" | "Skip") => Some("the finished process is `SKIP`".into()),
             _ => None,
         }
+    }
+
+    /// In a plan, where a group should close but a new process begins on the same line, the
+    /// likely slip is a missing `;` between two processes of a sequence.
+    fn missing_semicolon(&self, t: Token, expected: &str) -> Option<String> {
+        let closing = [TokenKind::RParen, TokenKind::RBrace]
+            .iter()
+            .any(|k| k.describe() == expected);
+        let starts_process = match t.kind {
+            TokenKind::Ident => {
+                matches!(
+                    self.text(t),
+                    "believe" | "forget" | "tell" | "SKIP" | "STOP"
+                ) || matches!(
+                    self.peek_at(1),
+                    TokenKind::LParen | TokenKind::RecvArrow | TokenKind::SendArrow
+                )
+            }
+            TokenKind::Int | TokenKind::Str => self.peek_at(1) == TokenKind::SendArrow,
+            _ => false,
+        };
+        (self.dialect == Dialect::Plans && closing && starts_process && !t.line_start).then(|| {
+            format!(
+                "is a `;` missing before {}? the processes of a sequence are joined by `;`",
+                self.describe(t)
+            )
+        })
     }
 
     fn expect(&mut self, kind: TokenKind, expected: &str) -> Option<Token> {
