@@ -210,10 +210,7 @@ pub fn run(args: &Args) -> u8 {
     };
     let source_digests: Vec<SourceDigest> = inputs
         .iter()
-        .map(|i| SourceDigest {
-            path: i.path.clone(),
-            sha256: unhex(&i.sha256),
-        })
+        .map(|i| source_digest(&i.path, &i.sha256))
         .collect();
     let progress = Progress::start();
     let proofs = match &checked.ir {
@@ -580,7 +577,15 @@ fn json(
 }
 
 /// The bytes of a lowercase hex digest (as the inputs carry it).
-pub(crate) fn unhex(hex: &str) -> [u8; 32] {
+/// A source's digest as a certificate records it, from its path and hex SHA-256.
+pub(crate) fn source_digest(path: &str, hex: &str) -> SourceDigest {
+    SourceDigest {
+        path: path.to_string(),
+        sha256: unhex(hex),
+    }
+}
+
+fn unhex(hex: &str) -> [u8; 32] {
     let mut out = [0u8; 32];
     for (i, byte) in out.iter_mut().enumerate() {
         *byte = hex

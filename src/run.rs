@@ -96,10 +96,7 @@ fn not_admitted(ready: &Ready, agents: &[String]) -> Vec<String> {
     let digests: Vec<SourceDigest> = ready
         .sources
         .iter()
-        .map(|(path, hex)| SourceDigest {
-            path: path.clone(),
-            sha256: crate::build::unhex(hex),
-        })
+        .map(|(path, hex)| crate::build::source_digest(path, hex))
         .collect();
     let proofs = hilbert_frontend::obligations::prove(
         &ready.ir,

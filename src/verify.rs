@@ -263,10 +263,7 @@ fn lower_sources(paths: &[String]) -> Result<(Vec<SourceDigest>, Result<Ir, usiz
     let (loaded, inputs) = crate::check::load_project(paths)?;
     let sources = inputs
         .iter()
-        .map(|i| SourceDigest {
-            path: i.path.clone(),
-            sha256: crate::build::unhex(&i.sha256),
-        })
+        .map(|i| crate::build::source_digest(&i.path, &i.sha256))
         .collect();
     Ok((
         sources,

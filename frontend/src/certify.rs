@@ -54,11 +54,7 @@ impl TableBuilder {
     }
 
     fn atom(&mut self, a: &Atom) -> u32 {
-        let rec = AtomRec {
-            told: a.told.map(|j| j.0),
-            belief: a.belief.0,
-            args: a.args.clone(),
-        };
+        let rec = hilbert_kernel::check::atom_rec(a);
         if let Some(&i) = self.atoms.get(&rec) {
             return i;
         }

@@ -378,19 +378,7 @@ impl Budget {
 /// The children of a term node, as indices into the table, in the order the canonical table
 /// writes them (children before the node, left to right).
 fn term_children(node: &TermNode) -> Vec<u32> {
-    match node {
-        TermNode::Done | TermNode::Faulted(_) | TermNode::Thread { .. } => Vec::new(),
-        TermNode::Then(a, b) | TermNode::Interrupt(a, b) => vec![*a, *b],
-        TermNode::Par(cs) | TermNode::Choice(cs) => cs.clone(),
-        TermNode::Label { body, start, .. } => vec![*body, *start],
-        TermNode::Inst { body, .. } | TermNode::Suspended(body) => vec![*body],
-        TermNode::Handling { body, then } => match then {
-            AfterRec::End => vec![*body],
-            AfterRec::Suspend(t) | AfterRec::Continue(t) | AfterRec::Restart(t) => {
-                vec![*body, *t]
-            }
-        },
-    }
+    (0..).map_while(|k| nth_child(node, k)).collect()
 }
 
 /// A state table, checked: every index points at an earlier term or a listed atom, no term is
@@ -568,14 +556,7 @@ impl<'t> Table<'t> {
         let ids = s
             .beliefs
             .iter()
-            .map(|a| {
-                let rec = AtomRec {
-                    told: a.told.map(|j| j.0),
-                    belief: a.belief.0,
-                    args: a.args.clone(),
-                };
-                self.atoms.get(&rec).copied()
-            })
+            .map(|a| self.atoms.get(&atom_rec(a)).copied())
             .collect::<Option<Vec<u32>>>()?;
         let mut ids = ids;
         ids.sort_unstable();
@@ -673,7 +654,9 @@ impl<'t> Table<'t> {
     }
 }
 
-/// Child `k` of a table node, in the order [`Table::find_term`] visits a term's children.
+/// Child `k` of a table node, in the table's order of children (both sides of `Then` and
+/// `Interrupt`, a label's body before its start, the handlers before what follows them): the
+/// order [`term_children`] lists and [`Table::find_term`] visits.
 fn nth_child(node: &TermNode, k: usize) -> Option<u32> {
     match node {
         TermNode::Done | TermNode::Faulted(_) | TermNode::Thread { .. } => None,
@@ -790,6 +773,15 @@ impl<'a> View<'a> {
                 },
             },
         }
+    }
+}
+
+/// The table's record of an atom.
+pub fn atom_rec(a: &Atom) -> AtomRec {
+    AtomRec {
+        told: a.told.map(|j| j.0),
+        belief: a.belief.0,
+        args: a.args.clone(),
     }
 }
 
@@ -986,9 +978,6 @@ struct Closed<'t> {
     bad_tells: Vec<Vec<(PlanId, u32)>>,
 }
 
-/// Work units [`close`] counts for a state before adding them to the shared budget.
-const SPEND_BATCH: u64 = 1 << 12;
-
 /// States whose steps [`close`] computes at once (on every core) before looking at them.
 const CLOSE_BLOCK: usize = 1 << 14;
 
@@ -1016,17 +1005,7 @@ fn close<'t>(
         let root = table.raw.states[i].0;
         let (mut succ, mut bad) = (Vec::new(), Vec::new());
         let mut missing = None;
-        // The work is counted here and added to the shared budget in batches (and in full
-        // before the state is done), not unit by unit from every core at once.
-        let mut pending = 0u64;
-        let mut spend = |n: u64| {
-            pending += n;
-            if pending < SPEND_BATCH {
-                return true;
-            }
-            budget.spend(std::mem::take(&mut pending))
-        };
-        sem.each_step(&state, &mut spend, &mut |step| {
+        sem.each_step(&state, &mut |n| budget.spend(n), &mut |step| {
             for &(p, k, ok) in &step.effects.tells {
                 if !ok && !bad.contains(&(p, k)) {
                     bad.push((p, k));
@@ -1043,7 +1022,6 @@ fn close<'t>(
                 }
             }
         });
-        budget.spend(pending);
         match missing {
             Some(next) => Err(format!(
                 "a step leads to a state the certificate does not list: {}",

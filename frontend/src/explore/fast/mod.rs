@@ -20,7 +20,7 @@ mod term;
 
 use super::{Graph, Label, Limits, StateId};
 use bitvec::prelude::{BitVec, Lsb0};
-use hilbert_certificates::cert::{AfterRec, AtomRec, StateTable, TermNode};
+use hilbert_certificates::cert::{AfterRec, StateTable, TermNode};
 use hilbert_certificates::ir::{Agent, AgentId, BeliefId, LabelId, Network, NodeId, PlanId};
 use hilbert_kernel::semantics::{self, Atom, Event, State, Term};
 use rayon::prelude::*;
@@ -283,11 +283,7 @@ impl Explored {
                     let next = table.atoms.len() as u32;
                     let k = *atom_number.entry(a).or_insert(next);
                     if k == next {
-                        table.atoms.push(AtomRec {
-                            told: a.told.map(|j| j.0),
-                            belief: a.belief.0,
-                            args: a.args.clone(),
-                        });
+                        table.atoms.push(hilbert_kernel::check::atom_rec(a));
                     }
                     k
                 })
