@@ -298,6 +298,15 @@ impl<'a> Semantics<'a> {
         Some(env)
     }
 
+    /// An instance's process started afresh (for `restart self`): a new thread of its plan's
+    /// body over the instance's parameters, with its channels made again.
+    fn instance_start(&self, inst: u32, plan: PlanId, params: &[Value]) -> Option<Term> {
+        let code = self.plan(plan)?;
+        let args = params.get(..code.params.len())?.to_vec();
+        let env = self.fresh_env(inst, plan, args)?;
+        Some(self.new_thread(inst, plan, code.body, &env))
+    }
+
     /// The prefix of an environment that handlers see: parameters and channels.
     fn handler_params(&self, plan: PlanId, env: &[Value]) -> Vec<Value> {
         let n = self
@@ -515,10 +524,14 @@ impl<'a> Semantics<'a> {
     fn commanded(&self, target: Term, command: Command) -> Term {
         let (body, start) = match &target {
             Term::Label { body, start, .. } => ((**body).clone(), Some((**start).clone())),
-            Term::Inst { body, .. } => ((**body).clone(), None),
+            Term::Inst {
+                inst,
+                plan,
+                params,
+                body,
+            } => ((**body).clone(), self.instance_start(*inst, *plan, params)),
             _ => return target,
         };
-        let suspended = matches!(body, Term::Suspended(_));
         let then = match (command, body) {
             (Command::Stop, Term::Suspended(_)) => return target,
             (Command::Resume, Term::Suspended(saved)) => After::Continue(saved),
@@ -530,7 +543,6 @@ impl<'a> Semantics<'a> {
                 None => After::End,
             },
         };
-        let _ = suspended;
         let handling = Term::Handling {
             body: Box::new(self.handlers_of(&target, command)),
             then,
@@ -829,8 +841,19 @@ impl<'a> Semantics<'a> {
                     stack.pop();
                 }
                 Node::Command { command, target } => {
+                    // The command lands before the thread goes on: the thread waits, still
+                    // running, so that a command on its own instance (`self`) or on a label
+                    // around it finds its target, and what follows the command runs only if
+                    // the target was elsewhere (or, after `stop`, when it is resumed).
                     ctx.commands.push((inst, *command, *target));
                     stack.pop();
+                    return Term::Thread {
+                        inst,
+                        plan,
+                        stack,
+                        env,
+                        mode: Mode::Running,
+                    };
                 }
                 Node::Seq(a, b) => {
                     stack.pop();

@@ -242,10 +242,11 @@ fn mutations() -> Vec<Mutation> {
         },
         Mutation {
             name: "change the semantics version",
-            want: Want::Invalid("semantics 2"),
+            want: Want::Invalid("semantics 1"),
             make: |b, _| {
+                // An older semantics (1: commands landed after their issuer's whole macro-step).
                 let mut bytes = b.bytes.clone();
-                bytes[12] = 2;
+                bytes[12] = 1;
                 vec![reseal(bytes)]
             },
         },

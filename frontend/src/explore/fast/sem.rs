@@ -289,6 +289,14 @@ impl<'n> Code<'n> {
         Some(env.into_boxed_slice())
     }
 
+    /// As the kernel's: an instance's process started afresh, for `restart self`.
+    fn instance_start(&self, ar: &mut Overlay, inst: u32, plan: u32, params: &[V]) -> Option<Tid> {
+        let code = self.plan(plan)?;
+        let args = params.get(..code.params.len())?.to_vec();
+        let env = self.fresh_env(inst, plan, args)?;
+        Some(self.new_thread(ar, inst, plan, code.body.0, &env))
+    }
+
     fn handler_params(&self, plan: u32, env: &[V]) -> Box<[V]> {
         let n = self
             .plan(plan)
@@ -409,7 +417,16 @@ impl<'n> Code<'n> {
     fn commanded(&self, ar: &mut Overlay, target: Tid, command: Command) -> Tid {
         let (body, start) = match ar.get(target) {
             T::Label { body, start, .. } => (*body, Some(*start)),
-            T::Inst { body, .. } => (*body, None),
+            T::Inst {
+                inst,
+                plan,
+                params,
+                body,
+            } => {
+                let (inst, plan, body) = (*inst, *plan, *body);
+                let params = params.clone();
+                (body, self.instance_start(ar, inst, plan, &params))
+            }
             _ => return target,
         };
         let then = match (command, ar.get(body)) {
@@ -727,8 +744,10 @@ impl<'n> Code<'n> {
                     stack.pop();
                 }
                 Node::Command { command, target } => {
+                    // As the kernel: the thread waits, still running, until the command lands.
                     ctx.commands.push((inst, *command, *target));
                     stack.pop();
+                    return self.thread(ar, inst, plan, false, stack, env);
                 }
                 Node::Seq(a, b) => {
                     stack.pop();
