@@ -9,7 +9,7 @@ use hilbert_certificates::ir::Ir;
 use hilbert_frontend::explore::Limits;
 use hilbert_frontend::obligations::{self, Counterexample, Proofs, Status, Theorem};
 use hilbert_frontend::render::{self, Summary};
-use hilbert_frontend::{Diagnostic, SourceMap, check_project_with};
+use hilbert_frontend::{Diagnostic, SourceMap, check_project_params};
 use hilbert_kernel::check::{Expected, Verdict, admit_build};
 use serde::Serialize;
 use std::time::Instant;
@@ -43,9 +43,40 @@ pub struct Args {
     /// answer Z3 gave in a comment.
     #[arg(long, value_name = "DIR")]
     emit_smt: Option<String>,
+    /// Write each agent's compiled `.hb` values (every option's formula, names inlined, and the
+    /// policy) as DIR/<Agent>.values.txt.
+    #[arg(long, value_name = "DIR")]
+    emit_values: Option<String>,
     /// The timeout of each Z3 query, in milliseconds; a query that times out proves nothing.
     #[arg(long, value_name = "MS", default_value_t = 10_000)]
     smt_timeout: u32,
+    /// A value of an agent parameter to prove under: `NAME=VALUE` (every agent declaring NAME)
+    /// or `AGENT.NAME=VALUE`; repeatable. What reads a parameter with no value is unproved
+    /// (warning HA0060); what reads none is proved for every value.
+    #[arg(long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
+    params: Vec<hilbert_frontend::ParamSpec>,
+}
+
+/// Writes `<Agent>.values.txt` under `dir` for every agent with a `.hb` block.
+fn emit_values(dir: &std::path::Path, ir: &hilbert_certificates::ir::Ir) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    for a in ir.agents.iter().filter(|a| a.values.is_some()) {
+        let name: String = a
+            .name
+            .chars()
+            .map(|c| if c.is_alphanumeric() { c } else { '_' })
+            .collect();
+        std::fs::write(
+            dir.join(format!("{name}.values.txt")),
+            hilbert_frontend::listing::values_listing(a),
+        )?;
+    }
+    Ok(())
+}
+
+/// `--param NAME=VALUE`, for clap.
+pub fn parse_param(text: &str) -> Result<hilbert_frontend::ParamSpec, String> {
+    hilbert_frontend::ParamSpec::parse(text)
 }
 
 /// The kernel's word on one theorem.
@@ -189,18 +220,35 @@ pub fn run(args: &Args) -> u8 {
         Ok(x) => x,
         Err(code) => return code,
     };
-    let checked = check_project_with(
+    let checked = match check_project_params(
         &loaded,
         hilbert_smt::Options {
             timeout_ms: args.smt_timeout,
         },
-    );
+        &args.params,
+    ) {
+        Ok(c) => c,
+        Err(e) => {
+            return output::fail(
+                &e,
+                "name a parameter the agent declares, with a value of its type: --param line=\"A\"",
+            );
+        }
+    };
     if let Some(dir) = &args.emit_smt
         && let Err(e) = checked.smt.write(std::path::Path::new(dir))
     {
         return output::fail(
             &format!("cannot write the SMT-LIB queries to `{dir}`: {e}"),
             "choose a writable directory with --emit-smt DIR",
+        );
+    }
+    if let (Some(dir), Some(ir)) = (&args.emit_values, &checked.ir)
+        && let Err(e) = emit_values(std::path::Path::new(dir), ir)
+    {
+        return output::fail(
+            &format!("cannot write the compiled values to `{dir}`: {e}"),
+            "choose a writable directory with --emit-values DIR",
         );
     }
     let started = Instant::now();

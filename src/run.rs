@@ -4,8 +4,8 @@
 
 use crate::check::{digests, hint};
 use crate::output;
-use hilbert_frontend::project;
 use hilbert_frontend::render;
+use hilbert_frontend::{ParamSpec, project};
 use hilbert_runtime::journal::{self, Entry, Event};
 use hilbert_runtime::{Hosts, Reconsideration, Scenario, System};
 use std::collections::BTreeSet;
@@ -40,6 +40,11 @@ pub struct RunArgs {
     /// and the journal say so, and why). Without it, `run` runs only admitted plans.
     #[arg(long)]
     unverified: bool,
+    /// A value of an agent parameter: `NAME=VALUE` (every agent declaring NAME) or
+    /// `AGENT.NAME=VALUE`; repeatable, and over the scenario's `params`. Every parameter the
+    /// agents read must have one.
+    #[arg(long = "param", value_name = "NAME=VALUE", value_parser = crate::build::parse_param)]
+    params: Vec<hilbert_frontend::ParamSpec>,
 }
 
 /// The reconsideration policies.
@@ -149,12 +154,38 @@ fn not_admitted(ready: &Ready, agents: &[String]) -> Vec<String> {
     reasons
 }
 
-/// Loads and checks a project; prints its errors and returns `Err(exit code)` if it has any.
-fn load_ir(paths: &[String]) -> Result<Ready, u8> {
+/// The scenario's parameter values as `--param` specs.
+fn scenario_params(scenario: &Scenario) -> Result<Vec<ParamSpec>, u8> {
+    scenario
+        .params
+        .iter()
+        .map(|(k, v)| ParamSpec::parse(&format!("{k}={}", v.text())))
+        .collect::<Result<_, _>>()
+        .map_err(|e| {
+            output::fail(
+                &format!("the scenario's params: {e}"),
+                "see docs/runtime.md",
+            )
+        })
+}
+
+/// Loads and checks a project, lowered with the agent parameter values of `params`; prints its
+/// errors and returns `Err(exit code)` if it has any.
+fn load_ir(paths: &[String], params: &[ParamSpec]) -> Result<Ready, u8> {
     let loaded = project::load(paths).map_err(|e| output::fail(&e.to_string(), hint(&e)))?;
     let inputs = digests(&loaded)
         .map_err(|(path, e)| output::fail(&format!("cannot read `{path}`: {e}"), "run again"))?;
-    let checked = hilbert_frontend::check_project(&loaded);
+    let checked = hilbert_frontend::check_project_params(
+        &loaded,
+        hilbert_smt::Options::default(),
+        params,
+    )
+    .map_err(|e| {
+        output::fail(
+            &e,
+            "name a parameter the agent declares, with a value of its type: --param line=\"A\"",
+        )
+    })?;
     let has_errors = checked.has_errors();
     let Some(ir) = checked.ir.clone().filter(|_| !has_errors) else {
         let mut text = String::new();
@@ -203,10 +234,45 @@ pub fn run(args: &RunArgs) -> u8 {
             },
         },
     };
-    let ready = match load_ir(&args.paths) {
+    // The values the run is lowered with: the scenario's, then --param's (which the journal's
+    // scenario records, so that a replay lowers the same IR).
+    let mut scenario = scenario;
+    for p in &args.params {
+        let key = match &p.agent {
+            Some(a) => format!("{a}.{}", p.name),
+            None => p.name.clone(),
+        };
+        scenario
+            .params
+            .insert(key, hilbert_runtime::ParamValue::Str(p.value.clone()));
+    }
+    let specs = match scenario_params(&scenario) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let ready = match load_ir(&args.paths, &specs) {
         Ok(x) => x,
         Err(code) => return code,
     };
+    // Every parameter the agents read has a value: a rule never reads a guess.
+    for agent in &args.agent {
+        let missing = hilbert_frontend::params_read(&ready.checked.program, &ready.ir, agent);
+        if let Some(first) = missing.first() {
+            return output::fail(
+                &format!(
+                    "agent `{agent}` reads its parameter{} {} but the run gives {} no value",
+                    if missing.len() > 1 { "s" } else { "" },
+                    missing
+                        .iter()
+                        .map(|m| format!("`{m}`"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    if missing.len() > 1 { "them" } else { "it" }
+                ),
+                &format!("pass --param {first}=VALUE, or give it in the scenario's \"params\""),
+            );
+        }
+    }
     // A watched predicate must be one the agents can believe.
     let predicates: Vec<&str> = ready
         .ir
@@ -402,7 +468,11 @@ pub fn replay(args: &ReplayArgs) -> u8 {
         }
     };
     let paths: Vec<String> = header.sources.iter().map(|(p, _)| p.clone()).collect();
-    let ready = match load_ir(&paths) {
+    let specs = match scenario_params(&header.scenario) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let ready = match load_ir(&paths, &specs) {
         Ok(x) => x,
         Err(code) => return code,
     };

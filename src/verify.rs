@@ -259,7 +259,12 @@ fn dump(certs: &[(String, Vec<u8>)]) -> String {
 
 /// With `--sources`: the sources loaded as `hilbert build` loads them, their (path, digest)
 /// pairs, and the IR they lower to (or how many errors keep them from lowering).
-fn lower_sources(paths: &[String]) -> Result<(Vec<SourceDigest>, Result<Ir, usize>), u8> {
+/// The IR is lowered with the agent parameter values the certificates were built under (those
+/// of the first certificate that decodes: one build's certificates share one IR).
+fn lower_sources(
+    paths: &[String],
+    args: &hilbert_frontend::AgentArgs,
+) -> Result<(Vec<SourceDigest>, Result<Ir, usize>), u8> {
     let (loaded, inputs) = crate::check::load_project(paths)?;
     let sources = inputs
         .iter()
@@ -267,7 +272,7 @@ fn lower_sources(paths: &[String]) -> Result<(Vec<SourceDigest>, Result<Ir, usiz
         .collect();
     Ok((
         sources,
-        hilbert_frontend::lower_project(&loaded).map_err(|errors| errors.len()),
+        hilbert_frontend::lower_project(&loaded, args).map_err(|errors| errors.len()),
     ))
 }
 
@@ -288,7 +293,12 @@ pub fn run(args: &Args) -> u8 {
     let lowered = if args.sources.is_empty() {
         None
     } else {
-        match lower_sources(&args.sources) {
+        let given = certs
+            .iter()
+            .find_map(|(_, bytes)| cert::decode(bytes).ok())
+            .map(|body| hilbert_frontend::args_of(&body.ir))
+            .unwrap_or_default();
+        match lower_sources(&args.sources, &given) {
             Ok(x) => Some(x),
             Err(code) => return code,
         }

@@ -436,3 +436,34 @@ fn a_missing_semicolon_between_processes_is_named() {
         run.stdout
     );
 }
+
+#[test]
+fn build_emits_each_agents_compiled_values() {
+    let dir = std::env::temp_dir().join(format!("hilbert-emit-values-{}", std::process::id()));
+    let out = std::env::temp_dir().join(format!("hilbert-emit-values-out-{}", std::process::id()));
+    let run = common::hilbert(
+        &[
+            "build",
+            "examples/learning-to-choose",
+            "--emit-values",
+            &dir.to_string_lossy(),
+            "--out",
+            &out.to_string_lossy(),
+        ],
+        None,
+    );
+    assert_ne!(run.code, Some(2), "{}", run.stderr);
+    let text = std::fs::read_to_string(dir.join("Picker.values.txt")).expect("written");
+    // Every option's formula, with the .hb names inlined, and the policy.
+    for line in [
+        "values Picker {",
+        "  option Careful := learned(Careful)",
+        "  option Hasty := 0.5 + learned(Hasty)",
+        "  option Premium := 1000.0",
+        "  policy epsilon_greedy(epsilon = 0.1)",
+    ] {
+        assert!(text.lines().any(|l| l == line), "no `{line}` in:\n{text}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&out);
+}

@@ -120,8 +120,13 @@ pub enum CommitmentStrategy {
 pub struct Agent {
     /// Its name.
     pub name: String,
-    /// Its parameters (their values are given when the agent runs, not at build time).
+    /// Its parameters.
     pub params: Vec<(String, Type)>,
+    /// The parameters' values this IR was lowered with (`--param`, a scenario's `params`, the
+    /// host's), one per parameter: a value given is written into every rule as a literal; a
+    /// parameter with no value is read as [`PatternArg::Param`] / [`CondTerm::Param`], which
+    /// no evaluation can decide.
+    pub args: Vec<Option<Literal>>,
     /// Its beliefs (predicates) with their field types.
     pub beliefs: Vec<Belief>,
     /// Its desires.
@@ -301,6 +306,47 @@ pub enum PatternArg {
     Literal(Literal),
     /// A variable of the condition: bound by its first positive occurrence, compared after.
     Var(u32),
+    /// An agent parameter that has no value (index into [`Agent::params`]).
+    Param(u32),
+}
+
+impl Cond {
+    /// The first agent parameter with no value that the condition reads, if any.
+    pub fn unset_param(&self) -> Option<u32> {
+        let mut out = Vec::new();
+        self.unset_params(&mut out);
+        out.first().copied()
+    }
+
+    /// Every agent parameter with no value the condition reads, in order (with repeats).
+    pub fn unset_params(&self, out: &mut Vec<u32>) {
+        fn term(t: &CondTerm, out: &mut Vec<u32>) {
+            match t {
+                CondTerm::Param(i) => out.push(*i),
+                CondTerm::Literal(_) | CondTerm::Var(_) => {}
+                CondTerm::Neg(a) => term(a, out),
+                CondTerm::Arith(_, a, b) => {
+                    term(a, out);
+                    term(b, out);
+                }
+            }
+        }
+        match self {
+            Cond::True | Cond::False | Cond::Attending(_) => {}
+            Cond::Believes(p) | Cond::Told(_, p) => {
+                out.extend(p.args.iter().filter_map(|a| match a {
+                    PatternArg::Param(i) => Some(*i),
+                    _ => None,
+                }))
+            }
+            Cond::Compare(_, a, b) => {
+                term(a, out);
+                term(b, out);
+            }
+            Cond::Not(c) => c.unset_params(out),
+            Cond::And(cs) | Cond::Or(cs) => cs.iter().for_each(|c| c.unset_params(out)),
+        }
+    }
 }
 
 /// A term of a comparison in a condition.
@@ -310,6 +356,8 @@ pub enum CondTerm {
     Literal(Literal),
     /// A bound variable.
     Var(u32),
+    /// An agent parameter that has no value (index into [`Agent::params`]).
+    Param(u32),
     /// Arithmetic.
     Arith(
         ArithOp,
@@ -365,6 +413,9 @@ pub struct Network {
     pub root: PlanId,
     /// The arguments the binding passes to the root plan.
     pub root_args: Vec<Literal>,
+    /// The agent parameters (indices into [`Agent::params`]) the binding passes that have no
+    /// value: their root arguments are placeholders, and the network is not explored or admitted.
+    pub unset_params: Vec<u32>,
     /// The plans reachable from the root, each with its code.
     pub plans: Vec<PlanCode>,
     /// The plan instances that can exist, statically: instance 0 is the root; every other is

@@ -93,10 +93,15 @@ pub fn analyse_program(
         if a >= ir.agents.len() {
             break;
         }
+        // Parameters with no value (a value given is a literal in the IR) and values: the
+        // constants Z3 cannot read exactly.
+        let given = &ir.agents[a].args;
         let consts: HashSet<&str> = info
             .params
             .iter()
-            .map(|p| p.name.as_str())
+            .enumerate()
+            .filter(|(i, _)| given.get(*i).is_none_or(Option::is_none))
+            .map(|(_, p)| p.name.as_str())
             .chain(info.values.iter().map(|v| v.name.as_str()))
             .collect();
         let skip = |r: Rule| rule_expr(program, a, r).is_none_or(|e| mentions(e, &consts));

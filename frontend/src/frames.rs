@@ -9,7 +9,7 @@ use crate::analysis::{mentions, rule_expr};
 use crate::check::Program;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::source::{Dialect, Span};
-use hilbert_certificates::ir::Ir;
+use hilbert_certificates::ir::{CommitmentStrategy, Ir};
 use hilbert_smt::Log;
 use hilbert_smt::analysis::Rule;
 use hilbert_smt::frame::{Axiom, Outcome, Verdict, WorldText, check};
@@ -42,11 +42,19 @@ fn help(axiom: Axiom) -> &'static str {
             "make the achieved conditions of desires that can be pursued together compatible, or add an `impossible` rule for the situation in which they exclude each other"
         }
         Axiom::DIntention => {
-            "make the achieved conditions of desires that can be intended together compatible, or make their intend conditions exclusive"
+            "make the achieved conditions of desires that can be intended together compatible: an intention is kept until it is released, whatever its intend condition says later"
         }
         Axiom::Realism => {
-            "use `commit single_minded` (an intention believed impossible is then dropped), or exclude the impossible situation from the intend condition"
+            "use `commit single_minded`, the only strategy that drops an intention believed impossible (a blind or open-minded agent keeps it, whatever its intend condition says once it is adopted), or remove the `impossible` rule"
         }
+    }
+}
+
+fn commit_name(c: CommitmentStrategy) -> &'static str {
+    match c {
+        CommitmentStrategy::Blind => "blind",
+        CommitmentStrategy::SingleMinded => "single_minded",
+        CommitmentStrategy::OpenMinded => "open_minded",
     }
 }
 
@@ -57,10 +65,15 @@ pub fn check_program(ir: &Ir, program: &Program, log: &mut Log) -> Vec<Diagnosti
         let Some(agent) = ir.agents.get(a) else {
             break;
         };
+        // Parameters with no value (a value given is a literal in the IR) and values: the
+        // constants Z3 cannot read exactly.
+        let given = &agent.args;
         let consts: HashSet<&str> = info
             .params
             .iter()
-            .map(|p| p.name.as_str())
+            .enumerate()
+            .filter(|(i, _)| given.get(*i).is_none_or(Option::is_none))
+            .map(|(_, p)| p.name.as_str())
             .chain(info.values.iter().map(|v| v.name.as_str()))
             .collect();
         let skip = |r: Rule| rule_expr(program, a, r).is_none_or(|e| mentions(e, &consts));
@@ -125,6 +138,17 @@ pub fn check_program(ir: &Ir, program: &Program, log: &mut Log) -> Vec<Diagnosti
                                 "intended"
                             } else {
                                 "desired"
+                            }
+                        ));
+                    }
+                    if o.axiom == Axiom::Realism {
+                        d = d.with_note(format!(
+                            "under `commit {}` an intention, once adopted, is kept until its desire is achieved{}: at w it may still be held, though w does not desire it",
+                            commit_name(agent.commit),
+                            if agent.commit == CommitmentStrategy::OpenMinded {
+                                " or dropped (a change of desire, not of belief)"
+                            } else {
+                                ""
                             }
                         ));
                     }

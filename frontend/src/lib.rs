@@ -26,7 +26,231 @@ pub mod syntax;
 pub use diagnostic::{Code, Diagnostic, Severity};
 pub use source::{Dialect, FileId, SourceFile, SourceMap, Span};
 
+use hilbert_certificates::ir::Literal;
+use std::collections::BTreeMap;
 use syntax::ast::Module;
+
+/// Values of agent parameters: per agent name, per parameter name, its value. A parameter with a
+/// value is written into the IR as a literal wherever the agent reads it; one with none is an
+/// unknown the build cannot decide (docs/language.md, "Agent parameters").
+pub type AgentArgs = BTreeMap<String, BTreeMap<String, Literal>>;
+
+/// One `NAME=VALUE` (or `AGENT.NAME=VALUE`) as a user wrote it: `--param`, a scenario's
+/// `params`, a host's call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParamSpec {
+    /// The agent it is for; `None`: every agent that declares `name`.
+    pub agent: Option<String>,
+    /// The parameter.
+    pub name: String,
+    /// Its value as written: an integer, `true`/`false`, or a string (quotes optional).
+    pub value: String,
+}
+
+impl ParamSpec {
+    /// Parses `NAME=VALUE` or `AGENT.NAME=VALUE`.
+    pub fn parse(text: &str) -> Result<ParamSpec, String> {
+        let Some((key, value)) = text.split_once('=') else {
+            return Err(format!(
+                "`{}` is not NAME=VALUE (for example `line=\"A\"` or `Operator.line=A`)",
+                text.escape_debug()
+            ));
+        };
+        let key = key.trim();
+        let (agent, name) = match key.split_once('.') {
+            Some((a, n)) => (Some(a.to_string()), n.to_string()),
+            None => (None, key.to_string()),
+        };
+        if name.is_empty() || agent.as_deref() == Some("") {
+            return Err(format!("`{}` names no parameter", text.escape_debug()));
+        }
+        Ok(ParamSpec {
+            agent,
+            name,
+            value: value.to_string(),
+        })
+    }
+}
+
+/// The parameter values an IR was lowered with (what `verify --sources` lowers the sources
+/// with again).
+pub fn args_of(ir: &hilbert_certificates::ir::Ir) -> AgentArgs {
+    let mut out = AgentArgs::new();
+    for a in &ir.agents {
+        for ((name, _), value) in a.params.iter().zip(&a.args) {
+            if let Some(v) = value {
+                out.entry(a.name.clone())
+                    .or_default()
+                    .insert(name.clone(), v.clone());
+            }
+        }
+    }
+    out
+}
+
+/// The parameters of agent `agent` that have no value in `ir` and that running it reads: in a
+/// rule's condition, a binding's arguments, or a value (`.ha` `value`, `.hb` options).
+pub fn params_read(
+    program: &check::Program,
+    ir: &hilbert_certificates::ir::Ir,
+    agent: &str,
+) -> Vec<String> {
+    use syntax::ast::{Expr, ExprKind};
+    fn reads(e: &Expr, name: &str) -> bool {
+        match &e.kind {
+            ExprKind::Var(v) => v.name == name,
+            ExprKind::Unary(_, a) => reads(a, name),
+            ExprKind::Binary(_, a, b) => reads(a, name) || reads(b, name),
+            ExprKind::Believes { atom, .. } => atom.args.iter().any(|a| reads(a, name)),
+            ExprKind::Call { args, .. } => args.iter().any(|a| reads(a, name)),
+            _ => false,
+        }
+    }
+    let Some(ai) = ir.agents.iter().position(|a| a.name == agent) else {
+        return Vec::new();
+    };
+    let a = &ir.agents[ai];
+    let mut unset = Vec::new();
+    for (c, _) in &a.attends {
+        c.unset_params(&mut unset);
+    }
+    for r in &a.intends {
+        r.cond.unset_params(&mut unset);
+    }
+    for r in &a.rewards {
+        r.cond.unset_params(&mut unset);
+    }
+    for d in &a.desires {
+        d.achieved.iter().for_each(|c| c.unset_params(&mut unset));
+        d.impossible
+            .iter()
+            .for_each(|(c, _)| c.unset_params(&mut unset));
+    }
+    for b in &a.plans {
+        if let Some(n) = b.network.and_then(|n| ir.networks.get(n as usize)) {
+            unset.extend(&n.unset_params);
+        }
+    }
+    let info = program.agents.get(ai);
+    let mut out: Vec<String> = Vec::new();
+    for (i, ((name, _), value)) in a.params.iter().zip(&a.args).enumerate() {
+        if value.is_some() {
+            continue;
+        }
+        let in_values = info.is_some_and(|info| {
+            info.values.iter().any(|v| reads(&v.expr, name))
+                || program
+                    .values
+                    .iter()
+                    .filter(|v| v.agent.map(|x| x.0) == Some(ai))
+                    .any(|v| {
+                        v.options.iter().any(|(_, e)| reads(e, name))
+                            || v.values.iter().any(|(_, e)| reads(e, name))
+                    })
+        });
+        if unset.contains(&(i as u32)) || in_values {
+            out.push(name.clone());
+        }
+    }
+    out
+}
+
+/// Resolves parameter values against the program's declarations: each spec names a declared
+/// parameter (of its agent, or of every agent declaring it) and its value parses at that
+/// parameter's type. Later specs override earlier ones.
+pub fn resolve_params(program: &check::Program, specs: &[ParamSpec]) -> Result<AgentArgs, String> {
+    use check::Ty;
+    let mut out = AgentArgs::new();
+    for spec in specs {
+        let agents: Vec<&check::AgentInfo> = match &spec.agent {
+            Some(a) => match program.agent(a) {
+                Some((_, info)) => vec![info],
+                None => {
+                    return Err(format!(
+                        "`--param {}.{}`: there is no agent `{a}`",
+                        a, spec.name
+                    ));
+                }
+            },
+            None => program
+                .agents
+                .iter()
+                .filter(|a| a.param(&spec.name).is_some())
+                .collect(),
+        };
+        let declared: Vec<String> = program
+            .agents
+            .iter()
+            .flat_map(|a| {
+                a.params
+                    .iter()
+                    .map(move |p| format!("{}.{}", a.name, p.name))
+            })
+            .collect();
+        let mut hits = 0;
+        for agent in agents {
+            let Some(p) = agent.param(&spec.name) else {
+                continue;
+            };
+            hits += 1;
+            let param = &agent.params[p];
+            let raw = spec.value.trim();
+            let value = match &param.ty {
+                Ty::Int => raw
+                    .parse::<i64>()
+                    .map(Literal::Int)
+                    .map_err(|_| "an integer"),
+                Ty::Bool => match raw {
+                    "true" => Ok(Literal::Bool(true)),
+                    "false" => Ok(Literal::Bool(false)),
+                    _ => Err("`true` or `false`"),
+                },
+                Ty::String => Ok(Literal::Str(
+                    raw.strip_prefix('"')
+                        .and_then(|r| r.strip_suffix('"'))
+                        .unwrap_or(raw)
+                        .to_string(),
+                )),
+                _ => Err("a value of a type parameters cannot have"),
+            }
+            .map_err(|want| {
+                format!(
+                    "parameter `{}` of agent `{}` is {}: `{}` is not {want}",
+                    param.name,
+                    agent.name,
+                    param.ty.with_article(),
+                    raw.escape_debug()
+                )
+            })?;
+            out.entry(agent.name.clone())
+                .or_default()
+                .insert(param.name.clone(), value);
+        }
+        if hits == 0 {
+            let known = if declared.is_empty() {
+                "no agent of the project declares parameters".to_string()
+            } else {
+                format!("declared: {}", declared.join(", "))
+            };
+            let names = program
+                .agents
+                .iter()
+                .filter(|a| spec.agent.as_ref().is_none_or(|x| *x == a.name))
+                .flat_map(|a| a.params.iter().map(|p| p.name.as_str()));
+            let near = check::nearest(&spec.name, names)
+                .map(|n| format!("did you mean `{n}`? "))
+                .unwrap_or_default();
+            return Err(match &spec.agent {
+                Some(a) => format!(
+                    "agent `{a}` has no parameter `{}` ({near}{known})",
+                    spec.name
+                ),
+                None => format!("no agent has a parameter `{}` ({near}{known})", spec.name),
+            });
+        }
+    }
+    Ok(out)
+}
 
 /// A parsed file.
 #[derive(Debug, Clone)]
@@ -88,13 +312,14 @@ fn parse_and_resolve(
 /// The errors, when the files do not lower.
 pub fn lower_project(
     loaded: &project::Loaded,
+    args: &AgentArgs,
 ) -> Result<hilbert_certificates::ir::Ir, Vec<Diagnostic>> {
     let (parsed, program, mut diagnostics) = parse_and_resolve(loaded);
     diagnostics.retain(Diagnostic::is_error);
     if !diagnostics.is_empty() {
         return Err(diagnostics);
     }
-    let (ir, found) = lower::lower(&program, &parsed);
+    let (ir, found) = lower::lower(&program, &parsed, args);
     if found.is_empty() { Ok(ir) } else { Err(found) }
 }
 
@@ -105,13 +330,27 @@ pub fn check_project(loaded: &project::Loaded) -> Checked {
 
 /// Parses and checks every loaded file; the condition analysis runs Z3 with `options`.
 pub fn check_project_with(loaded: &project::Loaded, options: hilbert_smt::Options) -> Checked {
+    match check_project_params(loaded, options, &[]) {
+        Ok(c) => c,
+        Err(_) => unreachable!("no parameter values, no parameter error"),
+    }
+}
+
+/// Parses and checks every loaded file, lowered with the given agent parameter values; the
+/// error, when a value names no declared parameter or does not parse at its type.
+pub fn check_project_params(
+    loaded: &project::Loaded,
+    options: hilbert_smt::Options,
+    params: &[ParamSpec],
+) -> Result<Checked, String> {
     let (parsed, program, mut diagnostics) = parse_and_resolve(loaded);
+    let args = resolve_params(&program, params)?;
     // Lowering is a static check too (it refuses unbounded networks), but only a program
     // without errors can be lowered.
     let ir = if diagnostics.iter().any(Diagnostic::is_error) {
         None
     } else {
-        let (ir, found) = lower::lower(&program, &parsed);
+        let (ir, found) = lower::lower(&program, &parsed, &args);
         let ok = found.is_empty();
         diagnostics.extend(found);
         ok.then_some(ir)
@@ -124,11 +363,11 @@ pub fn check_project_with(loaded: &project::Loaded, options: hilbert_smt::Option
     }
     diagnostics.sort_by_key(|d| (d.span.file, d.span.start, d.code));
     diagnostics.dedup();
-    Checked {
+    Ok(Checked {
         parsed,
         program,
         ir,
         diagnostics,
         smt,
-    }
+    })
 }

@@ -335,9 +335,14 @@ fn sources(out: &mut Out, body: &Body) {
 
 fn agent_listing(out: &mut Out, ir: &Ir, index: usize, a: &Agent) {
     let params = short_list(
-        a.params
-            .iter()
-            .map(|(n, t)| format!("{}: {}", esc(n), type_text(t))),
+        a.params.iter().enumerate().map(|(i, (n, t))| {
+            // With the value the IR was lowered with, if any (a rule reading a parameter with
+            // none shows `param NAME`).
+            match a.args.get(i) {
+                Some(Some(v)) => format!("{}: {} = {}", esc(n), type_text(t), literal_text(v)),
+                _ => format!("{}: {}", esc(n), type_text(t)),
+            }
+        }),
         ", ",
     );
     let cx = CondCx {
@@ -485,16 +490,22 @@ fn agent_listing(out: &mut Out, ir: &Ir, index: usize, a: &Agent) {
             ),
         );
     }
+    values_block(out, 1, a);
+}
+
+/// An agent's compiled `.hb` block: each option's value formula (names and `.ha` values
+/// inlined) and the policy, indented by `indent` levels.
+fn values_block(out: &mut Out, indent: usize, a: &Agent) {
     match &a.values {
-        None => out.line(1, "values: none (no .hb block)"),
+        None => out.line(indent, "values: none (no .hb block)"),
         Some(v) => {
-            out.line(1, &format!("values {} {{", esc(&a.name)));
+            out.line(indent, &format!("values {} {{", esc(&a.name)));
             for (binding, program) in &v.options {
                 if out.full() {
                     return;
                 }
                 out.line(
-                    2,
+                    indent + 1,
                     &format!(
                         "option {} := {}",
                         binding_name(a, *binding),
@@ -509,10 +520,25 @@ fn agent_listing(out: &mut Out, ir: &Ir, index: usize, a: &Agent) {
                 PolicyIr::Softmax(t) => format!("softmax(temperature = {})", f(t)),
                 PolicyIr::Ucb(c) => format!("ucb(c = {})", f(c)),
             };
-            out.line(2, &format!("policy {policy}"));
-            out.line(1, "}");
+            out.line(indent + 1, &format!("policy {policy}"));
+            out.line(indent, "}");
         }
     }
+}
+
+/// What `hilbert build --emit-values` writes for an agent: its compiled `.hb` block, as the
+/// runtime evaluates it (`docs/cli.md`).
+pub fn values_listing(a: &Agent) -> String {
+    let mut out = Out::default();
+    out.line(
+        0,
+        &format!(
+            "-- the compiled values of agent {}: `.hb` and `.ha` names inlined, features are the largest believed field (0 when none), learned(P) the mean reward of P",
+            esc(&a.name)
+        ),
+    );
+    values_block(&mut out, 0, a);
+    out.text
 }
 
 fn binding_name(a: &Agent, b: u32) -> String {
@@ -705,9 +731,23 @@ impl CondCx<'_> {
                 PatternArg::Var(v) => {
                     let _ = write!(out, "v{v}");
                 }
+                PatternArg::Param(i) => out.push_str(&self.param_text(*i)),
             }
         }
         out.push(')');
+    }
+
+    /// An agent parameter with no value, by name: `param line` (or `<param 3?>`).
+    fn param_text(&self, i: u32) -> String {
+        match self
+            .ir
+            .agents
+            .get(self.agent as usize)
+            .and_then(|a| a.params.get(i as usize))
+        {
+            Some((name, _)) => format!("param {}", esc(name)),
+            None => format!("<param {i}?>"),
+        }
     }
 
     fn term(&self, t: &CondTerm, min: u8, depth: usize, out: &mut String) {
@@ -717,7 +757,7 @@ impl CondCx<'_> {
         }
         let prec = match t {
             CondTerm::Literal(l) => literal_prec(l),
-            CondTerm::Var(_) => ATOM,
+            CondTerm::Var(_) | CondTerm::Param(_) => ATOM,
             CondTerm::Arith(op, ..) => arith_symbol(*op).1,
             CondTerm::Neg(_) => NEG,
         };
@@ -730,6 +770,7 @@ impl CondCx<'_> {
             CondTerm::Var(v) => {
                 let _ = write!(out, "v{v}");
             }
+            CondTerm::Param(i) => out.push_str(&self.param_text(*i)),
             CondTerm::Arith(op, a, b) => {
                 let (sym, p) = arith_symbol(*op);
                 self.term(a, p, depth + 1, out);
@@ -1565,6 +1606,7 @@ mod tests {
         Agent {
             name: name.into(),
             params: vec![("line".into(), Type::Str)],
+            args: vec![None],
             beliefs: vec![Belief {
                 name: "made".into(),
                 fields: vec![("count".into(), Type::Int)],
@@ -1648,6 +1690,7 @@ mod tests {
             binding: "Work".into(),
             root: PlanId(0),
             root_args: vec![],
+            unset_params: vec![],
             plans,
             instances: vec![Instance {
                 parent: None,

@@ -37,11 +37,28 @@ pub const MAX_INSTANCES: usize = 10_000;
 
 /// Lowers a checked program. Diagnostics are lowering errors (the IR then lacks the networks
 /// they concern).
-pub fn lower(program: &Program, parsed: &[ParsedFile]) -> (Ir, Vec<Diagnostic>) {
+pub fn lower(
+    program: &Program,
+    parsed: &[ParsedFile],
+    given: &crate::AgentArgs,
+) -> (Ir, Vec<Diagnostic>) {
+    // Each agent's parameter values, in declaration order (`None`: no value given).
+    let args = program
+        .agents
+        .iter()
+        .map(|a| {
+            let mine = given.get(&a.name);
+            a.params
+                .iter()
+                .map(|p| mine.and_then(|m| m.get(&p.name)).cloned())
+                .collect()
+        })
+        .collect();
     let mut l = Lowerer {
         program,
         plan_asts: HashMap::new(),
         diagnostics: Vec::new(),
+        args,
     };
     for p in parsed {
         if let Module::Plans(file) = &p.module {
@@ -68,6 +85,8 @@ struct Lowerer<'a> {
     program: &'a Program,
     plan_asts: HashMap<FileId, &'a ast::PlanFile>,
     diagnostics: Vec<Diagnostic>,
+    /// Per agent, its parameters' values (`None`: none given).
+    args: Vec<Vec<Option<Literal>>>,
 }
 
 fn ty(t: &Ty) -> Type {
@@ -121,6 +140,9 @@ struct CondLowerer<'p> {
     program: &'p Program,
     agent: usize,
     vars: Vec<String>,
+    /// The agent's parameters' values.
+    args: &'p [Option<Literal>],
+    /// The parameters with no value the condition reads.
     params: Vec<String>,
     /// Attention indices after putting the initial attention first.
     attention_order: &'p [usize],
@@ -193,12 +215,19 @@ impl CondLowerer<'_> {
         }
     }
 
-    fn var(&mut self, name: &str) -> Option<u32> {
-        if self.program.agents[self.agent].param(name).is_some()
+    /// A name of a condition: one of its variables, or an agent parameter (its value, when
+    /// given).
+    fn var(&mut self, name: &str) -> Name {
+        if let Some(p) = self.program.agents[self.agent].param(name)
             && !self.vars.iter().any(|v| v == name)
         {
-            self.params.push(name.to_string());
-            return None;
+            return match self.args.get(p).cloned().flatten() {
+                Some(l) => Name::Value(l),
+                None => {
+                    self.params.push(name.to_string());
+                    Name::Unset(p as u32)
+                }
+            };
         }
         let index = match self.vars.iter().position(|v| v == name) {
             Some(i) => i,
@@ -207,7 +236,7 @@ impl CondLowerer<'_> {
                 self.vars.len() - 1
             }
         };
-        Some(index as u32)
+        Name::Var(index as u32)
     }
 
     fn pattern_arg(&mut self, e: &ast::Expr) -> PatternArg {
@@ -216,8 +245,9 @@ impl CondLowerer<'_> {
         }
         match &e.kind {
             ExprKind::Var(v) => match self.var(&v.name) {
-                Some(i) => PatternArg::Var(i),
-                None => PatternArg::Any,
+                Name::Var(i) => PatternArg::Var(i),
+                Name::Value(l) => PatternArg::Literal(l),
+                Name::Unset(p) => PatternArg::Param(p),
             },
             _ => PatternArg::Any,
         }
@@ -229,8 +259,9 @@ impl CondLowerer<'_> {
         }
         match &e.kind {
             ExprKind::Var(v) => match self.var(&v.name) {
-                Some(i) => CondTerm::Var(i),
-                None => CondTerm::Literal(Literal::Int(0)),
+                Name::Var(i) => CondTerm::Var(i),
+                Name::Value(l) => CondTerm::Literal(l),
+                Name::Unset(p) => CondTerm::Param(p),
             },
             ExprKind::Unary(UnOp::Neg, a) => CondTerm::Neg(Box::new(self.term(a))),
             ExprKind::Binary(op, a, b) => match arith_op(*op) {
@@ -240,6 +271,16 @@ impl CondLowerer<'_> {
             _ => CondTerm::Literal(Literal::Int(0)),
         }
     }
+}
+
+/// What a name in a condition is.
+enum Name {
+    /// A variable of the condition.
+    Var(u32),
+    /// An agent parameter with its value.
+    Value(Literal),
+    /// An agent parameter with no value.
+    Unset(u32),
 }
 
 /// The state of lowering one network.
@@ -292,6 +333,7 @@ impl<'a> Lowerer<'a> {
                 program: self.program,
                 agent: ai,
                 vars: Vec::new(),
+                args: &self.args[ai],
                 params: Vec::new(),
                 attention_order: &order,
             };
@@ -339,6 +381,7 @@ impl<'a> Lowerer<'a> {
                 .iter()
                 .map(|p| (p.name.clone(), ty(&p.ty)))
                 .collect(),
+            args: self.args[ai].clone(),
             beliefs: a
                 .beliefs
                 .iter()
@@ -404,7 +447,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// The agent's `.hb` block as value programs: names (`.hb` values, then `.ha` values) are
-    /// inlined; agent parameters, unknown at build time, count as 0.
+    /// inlined; agent parameters are their values (0 when none is given).
     fn values(&self, agent: usize) -> Option<Values> {
         let info = self
             .program
@@ -489,7 +532,17 @@ impl<'a> Lowerer<'a> {
             ExprKind::Var(v) => match named.iter().find(|(n, _)| *n == v.name) {
                 // The checks refuse cycles; the depth bound only guards against a bug.
                 Some((_, def)) if depth < 64 => self.value_expr(agent, def, named, depth + 1, out),
-                _ => out.push(zero),
+                // An agent parameter: its value (a run needs every parameter it reads given).
+                _ => match self.program.agents[agent]
+                    .param(&v.name)
+                    .and_then(|p| self.args[agent].get(p).cloned().flatten())
+                {
+                    Some(Literal::Int(n)) => out.push(ValueOp::Const((n as f64).to_bits())),
+                    Some(Literal::Bool(b)) => {
+                        out.push(ValueOp::Const(f64::from(u8::from(b)).to_bits()))
+                    }
+                    _ => out.push(zero),
+                },
             },
             _ => out.push(zero),
         }
@@ -511,7 +564,26 @@ impl<'a> Lowerer<'a> {
 
     fn network(&mut self, agent: usize, binding: usize, root: check::PlanRef) -> Option<Network> {
         let b = &self.program.agents[agent].bindings[binding];
-        let root_args: Vec<Literal> = b.args.iter().filter_map(literal).collect();
+        // A binding argument is a literal or an agent parameter: its value, or, with none
+        // given, a placeholder the network records as unset (it is not explored).
+        let mut unset_params = Vec::new();
+        let root_args: Vec<Literal> = b
+            .args
+            .iter()
+            .filter_map(|e| match &e.kind {
+                ExprKind::Var(v) => {
+                    let p = self.program.agents[agent].param(&v.name)?;
+                    match self.args[agent].get(p).cloned().flatten() {
+                        Some(l) => Some(l),
+                        None => {
+                            unset_params.push(p as u32);
+                            Some(Literal::Int(0))
+                        }
+                    }
+                }
+                _ => literal(e),
+            })
+            .collect();
         let mut nb = NetBuilder {
             agent,
             plans: Vec::new(),
@@ -541,6 +613,7 @@ impl<'a> Lowerer<'a> {
             binding: b.name.clone(),
             root: PlanId(0),
             root_args,
+            unset_params,
             plans: nb
                 .codes
                 .into_iter()

@@ -28,8 +28,89 @@ pub const RELEASE_VACUOUS: Code = Code::new(Dialect::Plans, 69);
 /// Warning: an `impossible` condition that is not one constant belief, so no release theorem.
 pub const RELEASE_NOT_GENERATED: Code = Code::new(Dialect::Plans, 70);
 
+/// Warning: an agent parameter with no value is read by something the build proves.
+pub const PARAM_UNSET: Code = Code::new(Dialect::Agent, 60);
+
 /// Every code the obligations report.
-pub const CODES: &[Code] = &[RELEASE_VACUOUS, RELEASE_NOT_GENERATED];
+pub const CODES: &[Code] = &[RELEASE_VACUOUS, RELEASE_NOT_GENERATED, PARAM_UNSET];
+
+/// One warning per agent parameter with no value that a built network, a served desire's goal
+/// or a rule the frame check reads depends on: what reads it is left unproved, said here.
+fn unset_parameters(ir: &Ir, program: &Program) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for (ai, agent) in program.agents.iter().enumerate() {
+        let Some(ir_agent) = ir.agents.get(ai) else {
+            continue;
+        };
+        for (pi, param) in agent.params.iter().enumerate() {
+            let p = pi as u32;
+            let reads = |c: &Cond| {
+                let mut v = Vec::new();
+                c.unset_params(&mut v);
+                v.contains(&p)
+            };
+            let mut what = Vec::new();
+            for (bi, b) in ir_agent.plans.iter().enumerate() {
+                if let Some(n) = b.network
+                    && ir.networks[n as usize].unset_params.contains(&p)
+                {
+                    what.push(format!(
+                        "binding `{}` passes it, so its network is not explored",
+                        agent.bindings[bi].name
+                    ));
+                }
+            }
+            for d in &ir_agent.desires {
+                if d.achieved.iter().any(reads) || d.impossible.iter().any(|(c, _)| reads(c)) {
+                    what.push(format!("the goal of `{}` reads it", d.name));
+                }
+            }
+            if ir_agent.intends.iter().any(|i| reads(&i.cond))
+                || ir_agent.attends.iter().any(|(c, _)| reads(c))
+            {
+                what.push("an intend or attend rule reads it, so the kernel cannot check the frame on explored worlds".into());
+            }
+            if what.is_empty() {
+                continue;
+            }
+            out.push(
+                Diagnostic::warning(
+                    PARAM_UNSET,
+                    param.span,
+                    format!(
+                        "agent parameter `{}` has no value, and the build proves things that read it",
+                        param.name
+                    ),
+                )
+                .with_label("no value given")
+                .with_note(format!("{}: what reads it is unproved", what.join("; ")))
+                .with_help(format!(
+                    "pass `--param {}={}` to prove under that value (the same value `hilbert run` is then given)",
+                    param.name,
+                    match param.ty {
+                        crate::check::Ty::Int => "3",
+                        crate::check::Ty::Bool => "true",
+                        _ => "\"A\"",
+                    }
+                )),
+            );
+        }
+    }
+    out
+}
+
+/// The reason every theorem of a network whose binding passes a parameter with no value is
+/// unproved.
+fn unset_binding(ir: &Ir, net: &Network) -> Option<String> {
+    let p = *net.unset_params.first()?;
+    let name = ir.agents[net.agent.0 as usize]
+        .params
+        .get(p as usize)
+        .map_or("?", |(n, _)| n.as_str());
+    Some(format!(
+        "the binding passes the agent parameter `{name}`, which has no value: pass `--param {name}=…` to prove under a value"
+    ))
+}
 
 /// What became of a theorem.
 #[derive(Clone, Debug, PartialEq)]
@@ -170,6 +251,7 @@ pub fn prove_using(
     explorer: Explorer,
 ) -> Proofs {
     let mut proofs = Proofs::default();
+    proofs.diagnostics.extend(unset_parameters(ir, program));
     for (ai, agent) in program.agents.iter().enumerate() {
         let ir_agent = &ir.agents[ai];
         for (bi, binding) in agent.bindings.iter().enumerate() {
@@ -209,17 +291,28 @@ pub fn prove_using(
             let plan_name = net.plan(net.root).name.clone();
             let sem = Semantics::new(net, ir_agent);
             let clock = std::time::Instant::now();
+            let unset = unset_binding(ir, net);
+            // A scene with a placeholder argument is not explored past its start.
+            let limits = if unset.is_some() {
+                Limits {
+                    max_states: 1,
+                    ..limits
+                }
+            } else {
+                limits
+            };
             let explored =
                 explore::explore_with(explorer, net, ir_agent, vec![sem.initial()], limits);
             proofs.explore_seconds += clock.elapsed().as_secs_f64();
             let graph = &explored.graph;
             proofs.states += graph.len();
             proofs.transitions += graph.transitions();
-            let bound =
+            let bound = unset.or_else(|| {
                 bound_passed(graph, limits).map(|reason| match growing_integer(net, &explored) {
                     Some(hint) => format!("{reason}; {hint}"),
                     None => reason,
-                });
+                })
+            });
             let lc = lower_camel(&plan_name);
             let counts = (graph.len(), graph.transitions());
             let first_theorem = proofs.theorems.len();
@@ -257,7 +350,7 @@ pub fn prove_using(
                     Status::Unproved(reason.clone())
                 } else if !ir_desire.params_used.is_empty() {
                     Status::Unproved(format!(
-                        "the achieved condition reads the agent parameter `{}`, whose value is not known at build time",
+                        "the goal reads the agent parameter `{0}`, which has no value: pass `--param {0}=…` to prove under a value",
                         ir_desire.params_used[0]
                     ))
                 } else {

@@ -14,9 +14,14 @@ fn frame_findings(tag: &str, agent: &str) -> Vec<(String, String, Vec<String>)> 
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("Operator.ha"), agent).unwrap();
     std::fs::write(dir.join("Line.hk"), LINE).unwrap();
+    findings_in(&dir)
+}
+
+/// Checks the project in `dir`, removes it, and returns its frame findings.
+fn findings_in(dir: &std::path::Path) -> Vec<(String, String, Vec<String>)> {
     let loaded = project::load(&[dir.display().to_string()]).unwrap();
     let checked = check_project(&loaded);
-    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(dir);
     checked
         .diagnostics
         .iter()
@@ -140,4 +145,59 @@ fn the_seed_is_free_of_frame_findings() {
             "no query for {rule}"
         );
     }
+}
+
+/// The seed's agent with its commitment strategy (and, optionally, its `intend Work` rule)
+/// replaced, checked: the frame findings.
+fn seed_with(tag: &str, edit: &dyn Fn(String) -> String) -> Vec<(String, String, Vec<String>)> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/production-line");
+    let dir: PathBuf =
+        std::env::temp_dir().join(format!("hilbert-frames-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for f in ["Operator.ha", "Line.hk"] {
+        let text = std::fs::read_to_string(root.join(f)).unwrap();
+        let text = if f == "Operator.ha" { edit(text) } else { text };
+        std::fs::write(dir.join(f), text).unwrap();
+    }
+    findings_in(&dir)
+}
+
+#[test]
+fn the_frame_is_the_commitment_law_on_the_seed_under_all_three_strategies() {
+    let commit = |s: &'static str| move |t: String| t.replace("commit single_minded", s);
+    // Single-minded: the alarm releases Work, so nothing is intended that is not desired.
+    assert!(seed_with("single", &commit("commit single_minded")).is_empty());
+    // Blind and open-minded agents keep Work through the alarm (the runtime does:
+    // runtime/tests/production_line.rs), so at a world that believes the alarm they intend
+    // what they no longer desire.
+    for (tag, strategy) in [("blind", "commit blind"), ("open", "commit open_minded")] {
+        let f = seed_with(tag, &commit(strategy));
+        assert_eq!(f.len(), 1, "{strategy}: {f:?}");
+        assert_eq!(f[0].0, "HA0058", "{strategy}: {f:?}");
+        assert!(f[0].1.contains("realism"), "{strategy}: {f:?}");
+        assert!(
+            f[0].2.iter().any(|n| n.contains("alarm(\"raised\")")),
+            "{strategy}: {f:?}"
+        );
+        assert!(
+            f[0].2
+                .iter()
+                .any(|n| n.contains(&format!("under `{strategy}`"))),
+            "{strategy}: {f:?}"
+        );
+    }
+    // Narrowing the intend rule does not help a blind agent: once adopted, Work is kept
+    // whatever the rule says later.
+    let narrowed = |t: String| {
+        t.replace("commit single_minded", "commit blind").replace(
+            "intend Work for Produced when B(self) made(n) ∧ n < 3",
+            "intend Work for Produced when B(self) made(n) ∧ n < 3 ∧ ¬B(self) alarm(\"raised\")",
+        )
+    };
+    let f = seed_with("narrowed", &narrowed);
+    assert!(
+        f.len() == 1 && f[0].0 == "HA0058" && f[0].1.contains("realism"),
+        "{f:?}"
+    );
 }

@@ -1211,6 +1211,28 @@ fn check_body(body: &Body, budget: &Budget, digest: [u8; 32]) -> Report {
         admitted: None,
         work: 0,
     };
+    if let Some(&p) = net.unset_params.first() {
+        // The scene itself is not fixed: the binding passes a parameter that has no value, so
+        // the table's start is a placeholder and nothing about it is a claim about the agent.
+        let param = agent
+            .params
+            .get(p as usize)
+            .map_or_else(|| format!("#{p}"), |(n, _)| n.clone());
+        for (oblig, _) in &derived {
+            report.obligations.push((
+                oblig.clone(),
+                refusal(
+                    oblig,
+                    None,
+                    "network.parameters",
+                    format!(
+                        "the binding passes the agent parameter `{param}`, which has no value in this certificate"
+                    ),
+                ),
+            ));
+        }
+        return report;
+    }
     // State 0 is the scene's initial state, and the table is its reachable set.
     let closed = if table.len() > 0 && table.state(0) == sem.initial() {
         close(&sem, table, &[0], budget)

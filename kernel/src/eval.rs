@@ -177,6 +177,9 @@ fn matches(
         let fits = pattern.args.iter().zip(&atom.args).all(|(p, v)| match p {
             PatternArg::Any => true,
             PatternArg::Literal(l) => Value::of(l) == *v,
+            // A parameter with no value matches nothing; an obligation that reads one is
+            // refused before its conditions are evaluated (`frame.parameters`, `*.parameters`).
+            PatternArg::Param(_) => false,
             PatternArg::Var(i) => match lookup(bindings, *i) {
                 Some(bound) => bound == v,
                 None => {
@@ -204,6 +207,7 @@ fn lookup(bindings: &Bindings, var: u32) -> Option<&Value> {
 fn term(t: &CondTerm, bindings: &Bindings) -> Result<Value, EvalError> {
     Ok(match t {
         CondTerm::Literal(l) => Value::of(l),
+        CondTerm::Param(_) => return Err(EvalError::Malformed),
         CondTerm::Var(i) => lookup(bindings, *i).cloned().ok_or(EvalError::Malformed)?,
         CondTerm::Neg(a) => Value::Int(
             int(term(a, bindings)?)?

@@ -7,7 +7,7 @@
 use crate::check::{Refusal, Verdict};
 use crate::eval::holds_within;
 use crate::semantics::Atom;
-use hilbert_certificates::ir::{Agent, CommitmentStrategy, Ir, Network};
+use hilbert_certificates::ir::{Agent, CommitmentStrategy, Cond, Ir, Network};
 use std::collections::{BTreeMap, BTreeSet};
 
 type Beliefs = BTreeSet<Atom>;
@@ -66,7 +66,38 @@ pub fn check_frame(
             "frame.parameters",
             None,
             format!(
-                "a desire's conditions read the agent parameter `{p}`, whose value is not known at build time"
+                "a desire's conditions read the agent parameter `{p}`, which has no value in this certificate"
+            ),
+        );
+    }
+    // Every rule the frame evaluates is decided on the explored worlds: none may read a
+    // parameter with no value.
+    let unset = agent
+        .attends
+        .iter()
+        .map(|(c, _)| c)
+        .chain(agent.intends.iter().map(|i| &i.cond))
+        .chain(
+            served
+                .iter()
+                .flat_map(|&d| agent.desires[d].achieved.iter()),
+        )
+        .chain(
+            served
+                .iter()
+                .flat_map(|&d| agent.desires[d].impossible.iter().map(|(c, _)| c)),
+        )
+        .find_map(Cond::unset_param);
+    if let Some(p) = unset {
+        let name = agent
+            .params
+            .get(p as usize)
+            .map_or_else(|| format!("#{p}"), |(n, _)| n.clone());
+        return refuse(
+            "frame.parameters",
+            None,
+            format!(
+                "a rule of the agent reads the agent parameter `{name}`, which has no value in this certificate"
             ),
         );
     }
@@ -154,7 +185,9 @@ pub fn check_frame(
         }
     }
     // R^D and R^I, grouped: each world's achieved, desired and intended sets.
-    let blind = agent.commit == CommitmentStrategy::Blind;
+    // The commitment law: an intention, once adopted where an intend rule holds, is kept until
+    // its desire is achieved or, for a single-minded agent only, believed impossible.
+    let releases_impossible = agent.commit == CommitmentStrategy::SingleMinded;
     let mut achieved: BTreeMap<Set, (&Beliefs, u32)> = BTreeMap::new();
     let mut minds: BTreeMap<(Set, Set), (&Beliefs, u32)> = BTreeMap::new();
     for &b in &distinct {
@@ -164,13 +197,10 @@ pub fn check_frame(
                 let desire = &agent.desires[d];
                 let done = desire.achieved.iter().any(|c| holds(c, b, Some(a)));
                 let imp = desire.impossible.iter().any(|(c, _)| holds(c, b, Some(a)));
-                let meant = agent
-                    .intends
-                    .iter()
-                    .any(|i| i.desire as usize == d && holds(&i.cond, b, Some(a)));
+                let adoptable = agent.intends.iter().any(|i| i.desire as usize == d);
                 ach.push(done);
                 des.push(!done && !imp);
-                int.push(meant && !done && (blind || !imp));
+                int.push(adoptable && !done && !(releases_impossible && imp));
             }
             achieved.entry(ach).or_insert((b, a));
             minds.entry((des, int)).or_insert((b, a));

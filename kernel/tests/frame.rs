@@ -73,6 +73,29 @@ fn a_blind_agent_that_intends_what_it_believes_impossible_is_refused_by_realism(
         r.state.as_deref().is_some_and(|w| w.contains("made(0)")),
         "{r:?}"
     );
+    // An open-minded agent keeps it too (it drops an intention on a change of desire, not of
+    // belief), and so does a blind agent whose intend rule no longer holds there: the
+    // intention, once adopted, is kept whatever the rule says later.
+    let mut open = body.clone();
+    open.ir.agents[0].commit = CommitmentStrategy::OpenMinded;
+    let Verdict::Refused(r) = frame_verdict(open, &digests) else {
+        panic!("an open-minded agent admitted")
+    };
+    assert_eq!(r.rule, "frame.realism", "{r:?}");
+    let mut narrowed = body.clone();
+    for rule in &mut narrowed.ir.agents[0].intends {
+        rule.cond = Cond::And(vec![
+            rule.cond.clone(),
+            Cond::Not(Box::new(Cond::Believes(Pattern {
+                belief: hilbert_certificates::ir::BeliefId(made),
+                args: vec![PatternArg::Literal(Literal::Int(0))],
+            }))),
+        ]);
+    }
+    let Verdict::Refused(r) = frame_verdict(narrowed, &digests) else {
+        panic!("a blind agent with a narrowed intend rule admitted")
+    };
+    assert_eq!(r.rule, "frame.realism", "{r:?}");
     // The same IR with a single-minded agent is admitted: it drops the intention.
     body.ir.agents[0].commit = CommitmentStrategy::SingleMinded;
     assert_eq!(frame_verdict(body, &digests), Verdict::Proved);

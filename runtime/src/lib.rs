@@ -60,4 +60,4 @@ pub use agent::{
 };
 pub use journal::{Entry, Event, Header};
 pub use reconsideration::Reconsideration;
-pub use scenario::{Scenario, ScenarioEvent};
+pub use scenario::{ParamValue, Scenario, ScenarioEvent};

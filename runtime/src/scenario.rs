@@ -9,6 +9,9 @@
 //!
 //! Atoms are written as in the sources: a belief's name and literal arguments (integers,
 //! `"strings"`, `true`/`false`). `drop` lists desires the agent stops holding at that cycle.
+//! `params` gives agent parameters their values (`{"line": "A"}`, or `{"Operator.line": "A"}`
+//! for one agent of several); the sources are lowered with them before the run (`hilbert run
+//! --param` overrides them, and the journal's scenario records the values used).
 
 use hilbert_certificates::ir::{Agent, BeliefId, Type, Value};
 use serde::{Deserialize, Serialize};
@@ -29,6 +32,32 @@ pub struct Scenario {
     /// What happens later.
     #[serde(default)]
     pub events: Vec<ScenarioEvent>,
+    /// Agent parameters' values: `NAME` (every agent declaring it) or `AGENT.NAME`.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub params: std::collections::BTreeMap<String, ParamValue>,
+}
+
+/// A parameter's value in a scenario.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ParamValue {
+    /// An integer.
+    Int(i64),
+    /// A Boolean.
+    Bool(bool),
+    /// A string.
+    Str(String),
+}
+
+impl ParamValue {
+    /// The value as `--param` writes it.
+    pub fn text(&self) -> String {
+        match self {
+            ParamValue::Int(n) => n.to_string(),
+            ParamValue::Bool(b) => b.to_string(),
+            ParamValue::Str(s) => s.clone(),
+        }
+    }
 }
 
 fn default_cycles() -> u64 {
@@ -42,6 +71,7 @@ impl Default for Scenario {
             seed: 0,
             beliefs: Vec::new(),
             events: Vec::new(),
+            params: std::collections::BTreeMap::new(),
         }
     }
 }

@@ -47,6 +47,7 @@ fn scenario(alarm_at: Option<u64>, seed: u64) -> Scenario {
             })
             .into_iter()
             .collect(),
+        params: Default::default(),
     }
 }
 

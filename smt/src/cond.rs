@@ -404,6 +404,7 @@ impl<'a> Universe<'a> {
                 match arg {
                     PatternArg::Any => {}
                     PatternArg::Literal(l) => parts.push(field.eq(self.literal(l))),
+                    PatternArg::Param(i) => parts.push(field.eq(param(*i))),
                     PatternArg::Var(i) => {
                         let i = *i as usize;
                         if e.len() <= i {
@@ -427,6 +428,7 @@ impl<'a> Universe<'a> {
     fn term(&self, t: &CondTerm, env: &[Option<Int>]) -> Option<(Int, Vec<Bool>)> {
         Some(match t {
             CondTerm::Literal(l) => (self.literal(l), Vec::new()),
+            CondTerm::Param(i) => (param(*i), Vec::new()),
             CondTerm::Var(i) => (env.get(*i as usize).cloned().flatten()?, Vec::new()),
             CondTerm::Neg(a) => {
                 let (x, mut g) = self.term(a, env)?;
@@ -461,4 +463,10 @@ impl<'a> Universe<'a> {
             }
         })
     }
+}
+
+/// An agent parameter with no value: one unknown constant, the same in every world of a query
+/// (a query's `unsat` then holds whatever its value).
+fn param(i: u32) -> Int {
+    Int::new_const(format!("param{i}"))
 }

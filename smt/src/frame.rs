@@ -374,15 +374,26 @@ fn desired(e: &Eval, ir: &Ir, a: usize, d: usize, w: &World) -> Bool {
     ])
 }
 
+/// Whether an intention for `d` can be held at `w`: the commitment law, as the runtime applies it
+/// (`docs/frames.md` §1). An intention is adopted where an intend rule holds and then kept, rule
+/// or no rule, until it is released; beliefs release it only when the desire is achieved (every
+/// strategy) or, for a single-minded agent alone, believed impossible. So any desire with an
+/// intend rule may be intended at any world that does not release it.
 fn intended(e: &Eval, ir: &Ir, a: usize, d: usize, w: &World) -> Bool {
-    let mut parts = vec![
-        any(e, &intend_rules(ir, a, d), w),
-        any(e, &achieved_rules(ir, a, d), w).not(),
-    ];
-    if ir.agents[a].commit != CommitmentStrategy::Blind {
+    if intend_rules(ir, a, d).is_empty() {
+        return Bool::from_bool(false);
+    }
+    let mut parts = vec![any(e, &achieved_rules(ir, a, d), w).not()];
+    if releases_impossible(ir, a) {
         parts.push(any(e, &impossible_rules(ir, a, d), w).not());
     }
     and(&parts)
+}
+
+/// Whether the agent's commitment strategy releases an intention believed impossible: only
+/// `single_minded` does (`open_minded` releases on a change of desire, not of belief).
+fn releases_impossible(ir: &Ir, a: usize) -> bool {
+    ir.agents[a].commit == CommitmentStrategy::SingleMinded
 }
 
 fn verdict_of(found: Found, desires: &[usize]) -> Verdict {
@@ -583,11 +594,8 @@ fn seriality(ctx: &mut Ctx, prefix: &str, ds: &[usize], axiom: Axiom) -> Verdict
         let mut parts: Vec<(Rule, bool)> = Vec::new();
         for &d in &set {
             parts.extend(achieved_rules(ir, a, d).into_iter().map(|r| (r, true)));
-            if !intention || agent.commit != CommitmentStrategy::Blind {
+            if !intention || releases_impossible(ir, a) {
                 parts.extend(impossible_rules(ir, a, d).into_iter().map(|r| (r, true)));
-            }
-            if intention {
-                parts.extend(intend_rules(ir, a, d).into_iter().map(|r| (r, false)));
             }
         }
         let q = format!(
@@ -645,7 +653,6 @@ fn realism(ctx: &mut Ctx, prefix: &str, ds: &[usize]) -> Verdict {
             .collect();
         // Read at w and at v: each world gets these bounds of its own.
         parts.extend(both.iter().map(|r| (*r, true)));
-        parts.extend(intend_rules(ir, a, d).into_iter().map(|r| (r, false)));
     }
     let q = format!(
         "are there worlds w, v of agent {} with w R^D v but not w R^I v? (unsat: realism R^D ⊆ R^I holds)",

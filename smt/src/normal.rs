@@ -27,6 +27,7 @@ fn term(t: &CondTerm, e: &mut RecExpr<SymbolLang>) -> Id {
     match t {
         CondTerm::Literal(l) => e.add(SymbolLang::leaf(lit(l))),
         CondTerm::Var(i) => e.add(SymbolLang::leaf(format!("v{i}"))),
+        CondTerm::Param(i) => e.add(SymbolLang::leaf(format!("param{i}"))),
         CondTerm::Neg(a) => {
             let a = term(a, e);
             e.add(SymbolLang::new("neg", vec![a]))
@@ -64,6 +65,7 @@ fn cond(c: &Cond, e: &mut RecExpr<SymbolLang>) -> Id {
                     PatternArg::Any => "_".to_string(),
                     PatternArg::Literal(l) => lit(l),
                     PatternArg::Var(i) => format!("v{i}"),
+                    PatternArg::Param(i) => format!("param{i}"),
                 })));
             }
             e.add(SymbolLang::new(head, kids))

@@ -34,6 +34,7 @@ fn main() {
                             })
                             .into_iter()
                             .collect(),
+                        params: Default::default(),
                     };
                     AgentRun::new(
                         &ir,

@@ -1,0 +1,159 @@
+//! Agent parameters (`agent Counter(target: Int)`, examples/agent-parameters): values from
+//! `--param` and a scenario's `params` are what the build proves under and what the run reads;
+//! a parameter with no value is a diagnostic and `unproved`, never a silent 0.
+
+mod common;
+
+const EXAMPLE: &str = "examples/agent-parameters";
+
+fn build(extra: &[&str]) -> (Option<i32>, serde_json::Value) {
+    let out = std::env::temp_dir().join(format!(
+        "hilbert-params-{}-{}",
+        std::process::id(),
+        extra.join("-").replace(['=', '/', '.'], "_")
+    ));
+    let out = out.to_string_lossy().into_owned();
+    let mut args = vec!["build", EXAMPLE, "--format", "json", "--out", &out];
+    args.extend_from_slice(extra);
+    let run = common::hilbert(&args, None);
+    let report = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("no JSON ({e}): {} {}", run.stdout, run.stderr));
+    let _ = std::fs::remove_dir_all(&out);
+    (run.code, report)
+}
+
+fn statuses(report: &serde_json::Value) -> Vec<String> {
+    report["theorems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["status"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn the_build_proves_under_the_value_it_is_given() {
+    let (code, report) = build(&["--param", "target=3"]);
+    assert_eq!(code, Some(0), "{report}");
+    assert_eq!(statuses(&report), ["proved", "proved"]);
+    assert!(
+        report["theorems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["kernel"] == "admitted")
+    );
+    // The plan stops at 3: a goal of 5 is refuted, with a counterexample.
+    let (code, report) = build(&["--param", "Counter.target=5"]);
+    assert_eq!(code, Some(1));
+    assert_eq!(statuses(&report), ["proved", "refuted"]);
+}
+
+#[test]
+fn a_parameter_with_no_value_is_said_and_left_unproved() {
+    let (code, report) = build(&[]);
+    assert_eq!(code, Some(1));
+    assert_eq!(statuses(&report), ["unproved", "unproved"]);
+    let reasons: Vec<&str> = report["theorems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["reason"].as_str().unwrap_or(""))
+        .collect();
+    assert!(
+        reasons.iter().all(|r| r.contains("--param target=")),
+        "{reasons:?}"
+    );
+    let warning = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "HA0060")
+        .expect("HA0060");
+    assert!(warning["message"].as_str().unwrap().contains("`target`"));
+    // The kernel refuses the placeholder scene for what it is.
+    assert!(
+        report["theorems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["kernel_reason"]
+                .as_str()
+                .is_some_and(|r| r.contains("network.parameters"))),
+        "{report}"
+    );
+}
+
+#[test]
+fn bad_values_are_usage_errors_with_a_suggestion() {
+    for (arg, want) in [
+        ("targt=3", "did you mean `target`?"),
+        ("target=three", "is not an integer"),
+        ("Nobody.target=3", "there is no agent `Nobody`"),
+        ("target", "is not NAME=VALUE"),
+    ] {
+        let run = common::hilbert(&["build", EXAMPLE, "--param", arg], None);
+        assert_eq!(run.code, Some(2), "{arg}: {}", run.stderr);
+        assert!(run.stderr.contains(want), "{arg}: {}", run.stderr);
+    }
+}
+
+#[test]
+fn a_run_needs_the_values_its_agent_reads_and_its_journal_replays_them() {
+    let run = common::hilbert(&["run", EXAMPLE, "--agent", "Counter"], None);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(run.stderr.contains("`target`"), "{}", run.stderr);
+    // From the scenario.
+    let dir = std::env::temp_dir().join(format!("hilbert-params-run-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let scenario = dir.join("scenario.json");
+    std::fs::write(&scenario, r#"{"cycles": 4, "params": {"target": 2}}"#).unwrap();
+    let journal = dir.join("j.jsonl");
+    let (scenario, journal) = (
+        scenario.to_string_lossy().into_owned(),
+        journal.to_string_lossy().into_owned(),
+    );
+    let run = common::hilbert(
+        &[
+            "run",
+            EXAMPLE,
+            "--agent",
+            "Counter",
+            "--scenario",
+            &scenario,
+            "--journal",
+            &journal,
+        ],
+        None,
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(run.stdout.contains("+count(1) +count(2)"), "{}", run.stdout);
+    assert!(!run.stdout.contains("+count(3)"), "{}", run.stdout);
+    assert!(run.stdout.contains("Reached achieved"), "{}", run.stdout);
+    let replay = common::hilbert(&["replay", &journal], None);
+    assert_eq!(replay.code, Some(0), "{}", replay.stdout);
+    // --param overrides the scenario; the journal records the value used.
+    let run = common::hilbert(
+        &[
+            "run",
+            EXAMPLE,
+            "--agent",
+            "Counter",
+            "--scenario",
+            &scenario,
+            "--param",
+            "target=3",
+            "--journal",
+            &journal,
+        ],
+        None,
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(run.stdout.contains("+count(3)"), "{}", run.stdout);
+    let header = std::fs::read_to_string(&journal).unwrap();
+    let header = header.lines().next().unwrap();
+    assert!(header.contains(r#""params":{"target":"3"}"#), "{header}");
+    let replay = common::hilbert(&["replay", &journal], None);
+    assert_eq!(replay.code, Some(0), "{}", replay.stdout);
+    let _ = std::fs::remove_dir_all(&dir);
+}
