@@ -74,6 +74,26 @@ fn emit_values(dir: &std::path::Path, ir: &hilbert_certificates::ir::Ir) -> std:
     Ok(())
 }
 
+/// Writes `bytes` to `path` through a temporary file of this process in the same directory,
+/// renamed into place, so that a reader (or a second build writing the same `--out`) never sees
+/// a torn certificate. Returns the bytes as read back from the temporary file: what the kernel
+/// is given is exactly what was renamed into place.
+fn write_atomically(path: &str, bytes: &[u8]) -> Result<Vec<u8>, String> {
+    let tmp = format!("{path}.tmp-{}", std::process::id());
+    let result = std::fs::write(&tmp, bytes)
+        .map_err(|e| format!("cannot write `{path}`: {e}"))
+        .and_then(|()| std::fs::read(&tmp).map_err(|e| format!("cannot read `{tmp}` back: {e}")))
+        .and_then(|back| {
+            std::fs::rename(&tmp, path)
+                .map(|()| back)
+                .map_err(|e| format!("cannot move `{tmp}` to `{path}`: {e}"))
+        });
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
 /// `--param NAME=VALUE`, for clap.
 pub fn parse_param(text: &str) -> Result<hilbert_frontend::ParamSpec, String> {
     hilbert_frontend::ParamSpec::parse(text)
@@ -133,8 +153,7 @@ fn kernel(
     };
     for c in &proofs.certificates {
         let path = format!("{}/{}.cert", out.trim_end_matches('/'), c.name);
-        std::fs::write(&path, &c.bytes).map_err(|e| format!("cannot write `{path}`: {e}"))?;
-        let bytes = std::fs::read(&path).map_err(|e| format!("cannot read `{path}` back: {e}"))?;
+        let bytes = write_atomically(&path, &c.bytes)?;
         let report = hilbert_kernel::check::check(&bytes, Some(&expected));
         tokens.extend(report.admitted.clone());
         let verdict = report.obligations.iter().find(|(n, _)| *n == c.frame);

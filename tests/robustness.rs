@@ -164,3 +164,51 @@ fn a_missing_path_is_an_environment_error() {
     assert!(codes.is_empty());
     assert!(stderr.contains("/nonexistent/hilbert/project"), "{stderr}");
 }
+
+#[test]
+fn two_builds_writing_one_out_directory_never_leave_a_torn_certificate() {
+    let out = std::env::temp_dir().join(format!("hilbert-two-builds-{}", std::process::id()));
+    let out_s = out.to_string_lossy().into_owned();
+    for _ in 0..3 {
+        let spawn = || {
+            Command::new(env!("CARGO_BIN_EXE_hilbert"))
+                .args([
+                    "build",
+                    "examples/production-line",
+                    "--out",
+                    &out_s,
+                    "--format",
+                    "json",
+                ])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .expect("starts")
+        };
+        let (mut a, mut b) = (spawn(), spawn());
+        assert_eq!(a.wait().unwrap().code(), Some(0));
+        assert_eq!(b.wait().unwrap().code(), Some(0));
+        let names: Vec<String> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(
+            names.iter().all(|n| n.ends_with(".cert")),
+            "left behind: {names:?}"
+        );
+        let certs: Vec<String> = names.iter().map(|n| format!("{out_s}/{n}")).collect();
+        let mut args = vec!["verify"];
+        args.extend(certs.iter().map(String::as_str));
+        let run = Command::new(env!("CARGO_BIN_EXE_hilbert"))
+            .args(&args)
+            .output()
+            .expect("runs");
+        assert_eq!(
+            run.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&run.stdout)
+        );
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}
