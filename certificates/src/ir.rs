@@ -310,6 +310,37 @@ pub enum PatternArg {
     Param(u32),
 }
 
+impl CommitmentStrategy {
+    /// Its keyword in `.ha` (`commit single_minded`).
+    pub fn keyword(self) -> &'static str {
+        match self {
+            CommitmentStrategy::Blind => "blind",
+            CommitmentStrategy::SingleMinded => "single_minded",
+            CommitmentStrategy::OpenMinded => "open_minded",
+        }
+    }
+}
+
+impl Agent {
+    /// The name of parameter `i`, for messages (`#i` when there is none: hostile input).
+    pub fn param_name(&self, i: u32) -> String {
+        self.params
+            .get(i as usize)
+            .map_or_else(|| format!("#{i}"), |(n, _)| n.clone())
+    }
+}
+
+impl Desire {
+    /// The first agent parameter with no value its `achieved` or `impossible` conditions read,
+    /// derived from the conditions themselves (what `params_used` names, without trusting it).
+    pub fn unset_param(&self) -> Option<u32> {
+        self.achieved
+            .iter()
+            .chain(self.impossible.iter().map(|(c, _)| c))
+            .find_map(Cond::unset_param)
+    }
+}
+
 impl Cond {
     /// The first agent parameter with no value that the condition reads, if any.
     pub fn unset_param(&self) -> Option<u32> {

@@ -50,14 +50,6 @@ fn help(axiom: Axiom) -> &'static str {
     }
 }
 
-fn commit_name(c: CommitmentStrategy) -> &'static str {
-    match c {
-        CommitmentStrategy::Blind => "blind",
-        CommitmentStrategy::SingleMinded => "single_minded",
-        CommitmentStrategy::OpenMinded => "open_minded",
-    }
-}
-
 /// Checks the frame conditions of every agent of the IR. Every query goes to `log`.
 pub fn check_program(ir: &Ir, program: &Program, log: &mut Log) -> Vec<Diagnostic> {
     let mut out = Vec::new();
@@ -144,7 +136,7 @@ pub fn check_program(ir: &Ir, program: &Program, log: &mut Log) -> Vec<Diagnosti
                     if o.axiom == Axiom::Realism {
                         d = d.with_note(format!(
                             "under `commit {}` an intention, once adopted, is kept until its desire is achieved{}: at w it may still be held, though w does not desire it",
-                            commit_name(agent.commit),
+                            agent.commit.keyword(),
                             if agent.commit == CommitmentStrategy::OpenMinded {
                                 " or dropped (a change of desire, not of belief)"
                             } else {

@@ -19,9 +19,9 @@ use hilbert_certificates::cert::{
     self, AfterRec, Body, FaultRec, Feature, StateTable, TermNode, Witness,
 };
 use hilbert_certificates::ir::{
-    Agent, Arg, ArithOp, AtomExpr, BeliefId, Binding, Command, CommitmentStrategy, CompareOp, Cond,
-    CondTerm, Expr, Ir, Literal, Network, Node, NodeId, Pattern, PatternArg, PlanCode, PlanId,
-    PolicyIr, Slot, Target, Type, Value, ValueOp, ValueProgram,
+    Agent, Arg, ArithOp, AtomExpr, BeliefId, Binding, Command, CompareOp, Cond, CondTerm, Expr, Ir,
+    Literal, Network, Node, NodeId, Pattern, PatternArg, PlanCode, PlanId, PolicyIr, Slot, Target,
+    Type, Value, ValueOp, ValueProgram,
 };
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
@@ -416,17 +416,7 @@ fn agent_listing(out: &mut Out, ir: &Ir, index: usize, a: &Agent) {
             );
         }
     }
-    out.line(
-        1,
-        &format!(
-            "commit {}",
-            match a.commit {
-                CommitmentStrategy::Blind => "blind",
-                CommitmentStrategy::SingleMinded => "single_minded",
-                CommitmentStrategy::OpenMinded => "open_minded",
-            }
-        ),
-    );
+    out.line(1, &format!("commit {}", a.commit.keyword()));
     for (i, att) in a.attentions.iter().enumerate() {
         if out.full() {
             return;
@@ -1629,7 +1619,7 @@ mod tests {
                 )],
                 params_used: vec![],
             }],
-            commit: CommitmentStrategy::SingleMinded,
+            commit: hilbert_certificates::ir::CommitmentStrategy::SingleMinded,
             attentions: vec!["Producing".into(), "Emergency".into()],
             plans: vec![Binding {
                 name: "Work".into(),

@@ -103,10 +103,7 @@ fn unset_parameters(ir: &Ir, program: &Program) -> Vec<Diagnostic> {
 /// unproved.
 fn unset_binding(ir: &Ir, net: &Network) -> Option<String> {
     let p = *net.unset_params.first()?;
-    let name = ir.agents[net.agent.0 as usize]
-        .params
-        .get(p as usize)
-        .map_or("?", |(n, _)| n.as_str());
+    let name = ir.agents[net.agent.0 as usize].param_name(p);
     Some(format!(
         "the binding passes the agent parameter `{name}`, which has no value: pass `--param {name}=…` to prove under a value"
     ))

@@ -1214,10 +1214,7 @@ fn check_body(body: &Body, budget: &Budget, digest: [u8; 32]) -> Report {
     if let Some(&p) = net.unset_params.first() {
         // The scene itself is not fixed: the binding passes a parameter that has no value, so
         // the table's start is a placeholder and nothing about it is a claim about the agent.
-        let param = agent
-            .params
-            .get(p as usize)
-            .map_or_else(|| format!("#{p}"), |(n, _)| n.clone());
+        let param = agent.param_name(p);
         for (oblig, _) in &derived {
             report.obligations.push((
                 oblig.clone(),
@@ -1327,14 +1324,16 @@ fn check_witness(
                 _ => Vec::new(),
             };
             let desire = &sem.agent().desires[*d];
-            if let Some(param) = desire.params_used.first() {
-                // The condition's meaning depends on a value the scene does not fix.
+            if let Some(p) = desire.unset_param() {
+                // The condition's meaning depends on a value the scene does not fix. Derived
+                // from the conditions: the producer's `params_used` is not trusted.
                 return refusal(
                     oblig,
                     None,
                     "live.parameters",
                     format!(
-                        "the desire's conditions read the agent parameter `{param}`, whose value is not known at build time"
+                        "the desire's conditions read the agent parameter `{}`, which has no value in this certificate",
+                        sem.agent().param_name(p)
                     ),
                 );
             }

@@ -58,46 +58,22 @@ pub fn check_frame(
             reason,
         })
     };
-    if let Some(p) = served
-        .iter()
-        .find_map(|&d| agent.desires[d].params_used.first())
-    {
-        return refuse(
-            "frame.parameters",
-            None,
-            format!(
-                "a desire's conditions read the agent parameter `{p}`, which has no value in this certificate"
-            ),
-        );
-    }
     // Every rule the frame evaluates is decided on the explored worlds: none may read a
-    // parameter with no value.
+    // parameter with no value (derived from the conditions, not from `params_used`).
     let unset = agent
         .attends
         .iter()
         .map(|(c, _)| c)
         .chain(agent.intends.iter().map(|i| &i.cond))
-        .chain(
-            served
-                .iter()
-                .flat_map(|&d| agent.desires[d].achieved.iter()),
-        )
-        .chain(
-            served
-                .iter()
-                .flat_map(|&d| agent.desires[d].impossible.iter().map(|(c, _)| c)),
-        )
-        .find_map(Cond::unset_param);
+        .find_map(Cond::unset_param)
+        .or_else(|| served.iter().find_map(|&d| agent.desires[d].unset_param()));
     if let Some(p) = unset {
-        let name = agent
-            .params
-            .get(p as usize)
-            .map_or_else(|| format!("#{p}"), |(n, _)| n.clone());
         return refuse(
             "frame.parameters",
             None,
             format!(
-                "a rule of the agent reads the agent parameter `{name}`, which has no value in this certificate"
+                "a rule of the agent reads the agent parameter `{}`, which has no value in this certificate",
+                agent.param_name(p)
             ),
         );
     }

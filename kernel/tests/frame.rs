@@ -118,3 +118,37 @@ fn flip_flopping_attention_rules_are_refused_by_4() {
         "{r:?}"
     );
 }
+
+#[test]
+fn a_goal_reading_an_unset_parameter_is_refused_even_when_params_used_is_forged_empty() {
+    // A hostile producer writes the goal as `¬B(self) made(param line)` — which the kernel's
+    // evaluation reads as true everywhere, since a parameter with no value matches nothing —
+    // and leaves `params_used` empty. The kernel derives what the conditions read itself.
+    let (mut body, ()) = seed_work();
+    let agent = &mut body.ir.agents[0];
+    let made = agent.beliefs.iter().position(|b| b.name == "made").unwrap() as u32;
+    agent.args = vec![None];
+    agent.desires[0].achieved = vec![Cond::Not(Box::new(Cond::Believes(Pattern {
+        belief: hilbert_certificates::ir::BeliefId(made),
+        args: vec![PatternArg::Param(0)],
+    })))];
+    agent.desires[0].params_used.clear();
+    body.ir_sha256 = cert::sha256(&cert::ir_bytes(&body.ir));
+    let report = check(&cert::encode(&body), None);
+    assert!(report.admitted.is_none(), "{:?}", report.obligations);
+    for (name, rule) in [
+        ("Operator.Work_frame", "frame.parameters"),
+        ("Work_live_Produced", "live.parameters"),
+    ] {
+        let (_, v) = report
+            .obligations
+            .iter()
+            .find(|(n, _)| n == name)
+            .unwrap_or_else(|| panic!("no {name}: {:?}", report.obligations));
+        let Verdict::Refused(r) = v else {
+            panic!("{name} admitted")
+        };
+        assert_eq!(r.rule, rule, "{r:?}");
+        assert!(r.reason.contains("`line`"), "{r:?}");
+    }
+}
