@@ -16,7 +16,7 @@ mod common;
 
 use common::{Built, certificates, claim_holds};
 use hilbert_certificates::cert::{self, Body, HEADER_LEN, MAGIC, TermNode, Witness};
-use hilbert_certificates::ir::{Cond, Literal, Node, Value};
+use hilbert_certificates::ir::{CompareOp, Cond, CondTerm, Literal, Node, Value};
 use hilbert_frontend::certify::state_table;
 use hilbert_frontend::explore::{Limits, StateId, reference};
 use hilbert_kernel::check::{Report, Verdict, check, table_states};
@@ -927,7 +927,10 @@ fn mutations() -> Vec<Mutation> {
             },
         },
         Mutation {
-            name: "say a desire's conditions read an agent parameter",
+            // The goal made `¬(param 0 = 0)`, which evaluation reads as true everywhere (a
+            // parameter with no value decides nothing), with `params_used` left empty: the
+            // kernel must see the parameter in the condition itself.
+            name: "make a desire's goal read an agent parameter with no value, unsaid",
             want: Want::Refused(Some("live.parameters")),
             make: |_, body| {
                 let net = &body.ir.networks[body.network as usize];
@@ -936,7 +939,13 @@ fn mutations() -> Vec<Mutation> {
                     .into_iter()
                     .map(|d| {
                         let mut body = body.clone();
-                        body.ir.agents[a].desires[d].params_used = vec!["line".into()];
+                        let desire = &mut body.ir.agents[a].desires[d];
+                        desire.achieved = vec![Cond::Not(Box::new(Cond::Compare(
+                            CompareOp::Eq,
+                            CondTerm::Param(0),
+                            CondTerm::Literal(Literal::Int(0)),
+                        )))];
+                        desire.params_used.clear();
                         with_ir(body)
                     })
                     .collect()
