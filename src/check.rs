@@ -2,6 +2,7 @@
 
 use crate::output;
 use crate::{Format, json, sarif};
+use hilbert_frontend::input::InputError;
 use hilbert_frontend::project::{self, LoadError, Loaded};
 use hilbert_frontend::render::{self, Summary};
 use hilbert_frontend::{SourceMap, Span, check_project};
@@ -132,12 +133,7 @@ pub fn load_project(paths: &[String]) -> Result<(Loaded, Vec<Input>), u8> {
         paths.to_vec()
     };
     let loaded = project::load(&paths).map_err(|e| output::fail(&e.to_string(), hint(&e)))?;
-    let inputs = digests(&loaded).map_err(|(path, e)| {
-        output::fail(
-            &format!("cannot read `{path}` again to digest it: {e}"),
-            "the file changed or vanished while it was being read; run the command again",
-        )
-    })?;
+    let inputs = digests(&loaded);
     Ok((loaded, inputs))
 }
 
@@ -149,8 +145,17 @@ pub fn is_clean(summary: Summary, deny_warnings: bool) -> bool {
 /// What to do about a load error.
 pub fn hint(e: &LoadError) -> &'static str {
     match e {
-        LoadError::Unreadable { .. } => {
+        LoadError::Input(InputError::Io { .. }) => {
             "check the path: `hilbert check` takes files and directories of .ha, .hk and .hb sources"
+        }
+        LoadError::Input(InputError::NotRegular { .. }) => {
+            "sources are regular files; a FIFO, device, socket or directory named as a source is never read"
+        }
+        LoadError::Input(InputError::TooLarge { .. }) => {
+            "a source file is at most 16 MiB: split it into several files of the project"
+        }
+        LoadError::LinkLoop { .. } => {
+            "remove the link, or point it somewhere outside the directories that enclose it"
         }
         LoadError::NotASource { .. } => {
             "name a .ha, .hk or .hb file, or a directory that holds them"
@@ -161,25 +166,22 @@ pub fn hint(e: &LoadError) -> &'static str {
     }
 }
 
-/// The SHA-256 of every loaded file's bytes. A decoded file's text is its bytes; a file that was
-/// not UTF-8 is read again, since its text was decoded lossily.
-pub fn digests(loaded: &Loaded) -> Result<Vec<Input>, (String, std::io::Error)> {
+/// The SHA-256 of every loaded file's bytes as they were read (a file that was not UTF-8 is
+/// digested from its original bytes, not from its lossily decoded text).
+pub fn digests(loaded: &Loaded) -> Vec<Input> {
     loaded
         .sources
         .files()
         .iter()
         .map(|file| {
-            let digest = if loaded.undecodable.contains(&file.id) {
-                let bytes = std::fs::read(&file.path).map_err(|e| (file.path.clone(), e))?;
-                Sha256::digest(&bytes)
-            } else {
-                Sha256::digest(file.text.as_bytes())
+            let digest = match loaded.undecodable.iter().position(|&id| id == file.id) {
+                Some(i) => Sha256::digest(&loaded.undecodable_bytes[i]),
+                None => Sha256::digest(file.text.as_bytes()),
             };
-            let sha256 = digest.iter().map(|b| format!("{b:02x}")).collect();
-            Ok(Input {
+            Input {
                 path: file.path.clone(),
-                sha256,
-            })
+                sha256: digest.iter().map(|b| format!("{b:02x}")).collect(),
+            }
         })
         .collect()
 }

@@ -4,11 +4,12 @@
 
 use crate::check::{digests, hint};
 use crate::output;
-use hilbert_frontend::render;
 use hilbert_frontend::{ParamSpec, project};
+use hilbert_frontend::{input, render};
 use hilbert_runtime::journal::{self, Entry, Event};
 use hilbert_runtime::{Hosts, Reconsideration, Scenario, System};
 use std::collections::BTreeSet;
+use std::path::Path;
 
 /// The options of `hilbert run`.
 #[derive(clap::Args, Debug)]
@@ -173,8 +174,7 @@ fn scenario_params(scenario: &Scenario) -> Result<Vec<ParamSpec>, u8> {
 /// errors and returns `Err(exit code)` if it has any.
 fn load_ir(paths: &[String], params: &[ParamSpec]) -> Result<Ready, u8> {
     let loaded = project::load(paths).map_err(|e| output::fail(&e.to_string(), hint(&e)))?;
-    let inputs = digests(&loaded)
-        .map_err(|(path, e)| output::fail(&format!("cannot read `{path}`: {e}"), "run again"))?;
+    let inputs = digests(&loaded);
     let checked = hilbert_frontend::check_project_params(
         &loaded,
         hilbert_smt::Options::default(),
@@ -221,8 +221,13 @@ pub fn run(args: &RunArgs) -> u8 {
     }
     let scenario = match &args.scenario {
         None => Scenario::default(),
-        Some(path) => match std::fs::read_to_string(path) {
-            Err(e) => return output::fail(&format!("cannot read `{path}`: {e}"), "check the path"),
+        Some(path) => match input::read_regular_text(Path::new(path), path, input::SCENARIO_CAP) {
+            Err(e) => {
+                return output::fail(
+                    &e.to_string(),
+                    "a scenario is a regular JSON file of at most 64 MiB",
+                );
+            }
             Ok(text) => match serde_json::from_str::<Scenario>(&text) {
                 Ok(s) => s,
                 Err(e) => {
@@ -449,12 +454,16 @@ pub fn trace(entries: &[Entry], agents: bool) -> String {
 
 /// Re-runs a journal and reports the first entry that differs.
 pub fn replay(args: &ReplayArgs) -> u8 {
-    let text = match std::fs::read_to_string(&args.journal) {
+    let text = match input::read_regular_text(
+        Path::new(&args.journal),
+        &args.journal,
+        input::CERTIFICATE_CAP,
+    ) {
         Ok(t) => t,
         Err(e) => {
             return output::fail(
-                &format!("cannot read `{}`: {e}", args.journal),
-                "check the path",
+                &e.to_string(),
+                "a journal is a regular file that `hilbert run --journal FILE` wrote",
             );
         }
     };

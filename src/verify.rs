@@ -15,8 +15,10 @@
 use crate::output;
 use hilbert_certificates::cert::{self, SourceDigest};
 use hilbert_certificates::ir::Ir;
+use hilbert_frontend::input;
 use hilbert_kernel::check::{Expected, Report, Verdict, admit_build, check};
 use serde::Serialize;
+use std::path::Path;
 
 /// How `hilbert verify` writes its report.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -280,12 +282,12 @@ fn lower_sources(
 pub fn run(args: &Args) -> u8 {
     let mut certs = Vec::new();
     for path in &args.certs {
-        match std::fs::read(path) {
+        match input::read_regular(Path::new(path), path, input::CERTIFICATE_CAP) {
             Ok(bytes) => certs.push((path.clone(), bytes)),
             Err(e) => {
                 return output::fail(
-                    &format!("cannot read `{path}`: {e}"),
-                    "name certificate files, such as target/hilbert/*.cert",
+                    &e.to_string(),
+                    "name certificate files, such as target/hilbert/*.cert (a certificate is a regular file of at most 1 GiB)",
                 );
             }
         }

@@ -15,6 +15,7 @@ pub mod diagnostic;
 pub mod explain;
 pub mod explore;
 pub mod frames;
+pub mod input;
 pub mod listing;
 pub mod lower;
 pub mod obligations;

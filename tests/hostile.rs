@@ -1,0 +1,260 @@
+//! Hostile inputs end to end: special files, link loops, oversized files and resource bounds.
+//! Each case runs the binary under a deadline (a hang is a failure, not a stuck test), asserts
+//! the clean exit code and the error's words, and asserts a memory bound read from the kernel
+//! (`getrusage(RUSAGE_CHILDREN)`: the largest peak resident set of any process this test binary
+//! has waited for, so a bound that holds for it holds for each case).
+//!
+//! The small sizes run here; the large ones (10⁸-cycle runs, 30,000-step plans, 10,000 files)
+//! are the `scaling` rows of `hilbert bench` (benchmarks/).
+
+mod common;
+
+use common::TempDir;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// What a bounded run of the binary did.
+struct Bounded {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `hilbert ARGS` in the repository root; fails the test if it takes over `limit`.
+fn run_within(args: &[&str], limit: Duration) -> Bounded {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hilbert"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run the hilbert binary");
+    // Drain both pipes on threads, so a chatty child never blocks on a full pipe.
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let out = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    let err = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for hilbert") {
+            break status;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("`hilbert {}` took over {limit:?}: killed", args.join(" "));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Bounded {
+        code: status.code(),
+        stdout: out.join().unwrap(),
+        stderr: err.join().unwrap(),
+    }
+}
+
+/// The largest peak resident set, in bytes, of any child this process has waited for.
+fn children_peak_bytes() -> u64 {
+    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
+        .expect("getrusage");
+    // Linux reports ru_maxrss in KiB.
+    usage.max_rss() as u64 * 1024
+}
+
+const SMALL: Duration = Duration::from_secs(10);
+const ONE_GIB: u64 = 1 << 30;
+
+/// Asserts a refusal: exit code 2, nothing on stdout, the words on stderr, within the bounds.
+fn refused(args: &[&str], words: &[&str]) {
+    let run = run_within(args, SMALL);
+    assert_eq!(
+        run.code,
+        Some(2),
+        "`hilbert {}`:\n{}{}",
+        args.join(" "),
+        run.stdout,
+        run.stderr
+    );
+    for w in words {
+        assert!(
+            run.stderr.contains(w),
+            "`hilbert {}`: `{w}` not in\n{}",
+            args.join(" "),
+            run.stderr
+        );
+    }
+    let peak = children_peak_bytes();
+    assert!(peak < ONE_GIB, "a child peaked at {peak} bytes");
+}
+
+fn mkfifo(path: &Path) {
+    let status = Command::new("mkfifo").arg(path).status().expect("mkfifo");
+    assert!(status.success());
+}
+
+fn symlink(target: impl AsRef<Path>, link: impl AsRef<Path>) {
+    std::os::unix::fs::symlink(target, link).expect("symlink");
+}
+
+/// Builds `p` into `p/out` and returns the path of its one certificate.
+fn certificate_of(p: &TempDir) -> String {
+    let out = p.join("out");
+    let build = run_within(
+        &["build", &p.path(), "--out", &out],
+        Duration::from_secs(60),
+    );
+    assert_eq!(build.code, Some(0), "{}{}", build.stdout, build.stderr);
+    std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().path().display().to_string())
+        .find(|p| p.ends_with(".cert"))
+        .expect("a certificate")
+}
+
+fn project() -> TempDir {
+    TempDir::with_files(&[
+        ("Operator.ha", common::CLEAN_AGENT.as_bytes()),
+        ("Line.hk", common::CLEAN_PLAN.as_bytes()),
+    ])
+}
+
+#[test]
+fn a_fifo_named_as_a_source_is_refused_without_blocking() {
+    let dir = TempDir::with_files(&[]);
+    let fifo = PathBuf::from(dir.join("f.ha"));
+    mkfifo(&fifo);
+    refused(
+        &["check", &dir.join("f.ha")],
+        &["f.ha` is a FIFO, not a regular file"],
+    );
+    // Also found by a directory walk.
+    refused(&["check", &dir.path()], &["f.ha` is a FIFO"]);
+    refused(&["build", &dir.path()], &["f.ha` is a FIFO"]);
+}
+
+#[test]
+fn devices_are_refused_wherever_a_file_is_read() {
+    let p = project();
+    refused(
+        &["verify", "/dev/zero"],
+        &["`/dev/zero` is a character device"],
+    );
+    let cert = certificate_of(&p);
+    // `/dev/zero` is not a source by its name; a link to it that is named like one is read
+    // as the device it is.
+    refused(
+        &["verify", &cert, "--sources", "/dev/zero"],
+        &["`/dev/zero` is not a Hilbert source"],
+    );
+    symlink("/dev/zero", p.0.join("Zero.hk"));
+    refused(
+        &["verify", &cert, "--sources", &p.join("Zero.hk")],
+        &["Zero.hk` is a character device"],
+    );
+    // Links to devices inside a project.
+    for device in ["/dev/zero", "/dev/urandom"] {
+        let q = project();
+        symlink(device, q.0.join("Noise.hk"));
+        refused(&["check", &q.path()], &["Noise.hk` is a character device"]);
+    }
+    // A scenario and a journal that are devices.
+    refused(
+        &[
+            "run",
+            &p.path(),
+            "--agent",
+            "Operator",
+            "--scenario",
+            "/dev/zero",
+        ],
+        &["`/dev/zero` is a character device"],
+    );
+    refused(
+        &["replay", "/dev/zero"],
+        &["`/dev/zero` is a character device"],
+    );
+}
+
+#[test]
+fn a_journal_whose_sources_are_special_files_is_refused() {
+    let p = project();
+    let journal = p.join("j.jsonl");
+    let run = run_within(
+        &[
+            "run",
+            &p.path(),
+            "--agent",
+            "Operator",
+            "--journal",
+            &journal,
+        ],
+        Duration::from_secs(60),
+    );
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let plan = std::fs::canonicalize(p.0.join("Line.hk")).unwrap();
+    let plan = plan.display().to_string();
+    assert!(text.contains(&plan), "{text}");
+    // The plan file becomes a FIFO, then a link to /dev/zero.
+    std::fs::remove_file(&plan).unwrap();
+    mkfifo(Path::new(&plan));
+    refused(&["replay", &journal], &["Line.hk` is a FIFO"]);
+    std::fs::remove_file(&plan).unwrap();
+    symlink("/dev/zero", &plan);
+    refused(&["replay", &journal], &["Line.hk` is a character device"]);
+}
+
+#[test]
+fn directory_link_loops_are_found_and_named() {
+    let p = project();
+    let cert = certificate_of(&p);
+    std::fs::create_dir(p.0.join("sub")).unwrap();
+    symlink("..", p.0.join("sub/up"));
+    for args in [
+        vec!["check".to_string(), p.path()],
+        vec![
+            "verify".to_string(),
+            cert.clone(),
+            "--sources".to_string(),
+            p.path(),
+        ],
+    ] {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        refused(
+            &args,
+            &["sub/up", "which encloses it: a directory link loop"],
+        );
+    }
+    // A link to a directory outside is followed, and one reached twice is read once.
+    let shared = TempDir::with_files(&[("Line.hk", common::CLEAN_PLAN.as_bytes())]);
+    let q = TempDir::with_files(&[("Operator.ha", common::CLEAN_AGENT.as_bytes())]);
+    symlink(&shared.0, q.0.join("plans"));
+    symlink(&shared.0, q.0.join("again"));
+    let run = run_within(&["check", &q.path()], SMALL);
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("checked 2 files"), "{}", run.stdout);
+}
+
+#[test]
+fn a_source_over_the_cap_is_refused_by_its_size() {
+    let p = project();
+    let big = p.0.join("Big.hk");
+    let file = std::fs::File::create(&big).unwrap();
+    // Sparse: 16 MiB and one byte, none of it written.
+    file.set_len((16 << 20) + 1).unwrap();
+    refused(
+        &["check", &p.path()],
+        &["Big.hk` is larger than the 16 MiB limit"],
+    );
+}
