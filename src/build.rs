@@ -30,6 +30,11 @@ pub struct Args {
     /// Stop exploring a network after this many states; its obligations are then `unproved`.
     #[arg(long, value_name = "N", default_value_t = 10_000_000)]
     max_states: usize,
+    /// Stop exploring when the build's resident memory nears SIZE (such as 2G or 512M); its
+    /// obligations are then `unproved`. The default is half of the machine's memory (or of its
+    /// control group's, if smaller). Read from /proc: not enforced where there is none.
+    #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
+    max_memory: Option<u64>,
     /// Worker threads for the exploration (0: all cores).
     #[arg(long, value_name = "N", default_value_t = 0)]
     jobs: usize,
@@ -55,6 +60,11 @@ pub struct Args {
     /// (warning HA0060); what reads none is proved for every value.
     #[arg(long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
     params: Vec<hilbert_frontend::ParamSpec>,
+}
+
+/// A `--max-memory` size: `2G`, `512M`, `1.5GiB`, or bytes.
+fn parse_memory(text: &str) -> Result<u64, String> {
+    hilbert_frontend::memory::parse_bytes(text)
 }
 
 /// Writes `<Agent>.values.txt` under `dir` for every agent with a `.hb` block.
@@ -115,6 +125,10 @@ struct FrameWord {
     /// `Agent.Binding_frame`.
     obligation: String,
     word: KernelWord,
+    /// Seconds the kernel took on the network's certificate (reading it back included).
+    kernel_seconds: f64,
+    /// The process's peak resident set while the kernel checked it, in bytes.
+    kernel_peak_bytes: Option<u64>,
 }
 
 /// The kernel's word per theorem name, whether the kernel admitted the build (an admitted
@@ -123,7 +137,7 @@ struct FrameWord {
 type KernelWords = (Vec<(String, KernelWord)>, bool, f64, Vec<FrameWord>);
 
 /// Why the kernel refuses the certificate of a network the bound stopped.
-const TRUNCATED: &str = "the certificate lists only the states explored before --max-states stopped the search, so they are not closed under the steps";
+const TRUNCATED: &str = "the certificate lists only the states explored before a bound (--max-states, --max-memory) stopped the search, so they are not closed under the steps";
 
 /// Writes every certificate under `out`, reads it back and hands it to the kernel, which checks
 /// it against the sources and the IR they lower to, and then whether the admitted certificates
@@ -148,13 +162,42 @@ fn kernel(
     // expected, and said as such rather than as the state where the table stops.
     let bounded = |name: &str| {
         proofs.theorems.iter().any(|t| {
-            t.name == name && matches!(&t.status, Status::Unproved(r) if r.contains("--max-states"))
+            t.name == name
+                && matches!(&t.status, Status::Unproved(r) if obligations::passed_a_bound(r))
         })
     };
     for c in &proofs.certificates {
         let path = format!("{}/{}.cert", out.trim_end_matches('/'), c.name);
+        if let Some(why) = &c.withheld {
+            // Not a certificate of an earlier build either: it would not be of these sources.
+            match std::fs::remove_file(&path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(format!("cannot remove the stale `{path}`: {e}")),
+            }
+            let word = KernelWord {
+                admitted: false,
+                reason: Some(why.clone()),
+                certificate: None,
+            };
+            for name in &c.theorems {
+                words.push((name.clone(), word.clone()));
+            }
+            frames.push(FrameWord {
+                network: c.name.clone(),
+                obligation: c.frame.clone(),
+                word,
+                kernel_seconds: 0.0,
+                kernel_peak_bytes: None,
+            });
+            continue;
+        }
+        let phase = hilbert_frontend::memory::Phase::begin();
+        let clock = Instant::now();
         let bytes = write_atomically(&path, &c.bytes)?;
         let report = hilbert_kernel::check::check(&bytes, Some(&expected));
+        drop(bytes);
+        let (kernel_seconds, kernel_peak_bytes) = (clock.elapsed().as_secs_f64(), phase.end());
         tokens.extend(report.admitted.clone());
         let verdict = report.obligations.iter().find(|(n, _)| *n == c.frame);
         let word = match (&report.invalid, verdict) {
@@ -193,6 +236,8 @@ fn kernel(
             network: c.name.clone(),
             obligation: c.frame.clone(),
             word,
+            kernel_seconds,
+            kernel_peak_bytes,
         });
         for name in &c.theorems {
             let verdict = report.obligations.iter().find(|(n, _)| n == name);
@@ -274,6 +319,9 @@ pub fn run(args: &Args) -> u8 {
     let limits = Limits {
         max_states: args.max_states,
         jobs: args.jobs,
+        max_memory: args
+            .max_memory
+            .unwrap_or_else(hilbert_frontend::memory::default_limit),
     };
     let source_digests: Vec<SourceDigest> = inputs
         .iter()
@@ -311,7 +359,7 @@ pub fn run(args: &Args) -> u8 {
     let bounded = proofs
         .theorems
         .iter()
-        .any(|t| matches!(&t.status, Status::Unproved(r) if r.contains("--max-states")));
+        .any(|t| matches!(&t.status, Status::Unproved(r) if obligations::passed_a_bound(r)));
     let ir = checked.ir.as_ref().filter(|_| !checked.has_errors());
     let (words, all_certificates, kernel_seconds, frames) =
         match kernel(&proofs, &args.out, ir, &source_digests) {
@@ -350,6 +398,7 @@ pub fn run(args: &Args) -> u8 {
             admitted,
             explore_seconds,
             kernel_seconds,
+            limits.max_memory,
         ),
         Format::Sarif => sarif::report(&loaded.sources, &diagnostics),
     };
@@ -402,6 +451,10 @@ fn human(
         let counts = format!("{} states, {} transitions", t.states, t.transitions);
         let kernel = match word(words, &t.name) {
             Some(w) if w.admitted => "kernel: admitted".to_string(),
+            Some(w) if w.certificate.is_none() => format!(
+                "kernel: not asked ({})",
+                w.reason.as_deref().unwrap_or("no certificate")
+            ),
             Some(w) => format!(
                 "kernel: refused ({})",
                 w.reason.as_deref().unwrap_or("no reason given")
@@ -431,6 +484,32 @@ fn human(
                 reason.as_deref().unwrap_or("no reason given")
             )),
         }
+    }
+    for n in network_stats(proofs, frames) {
+        let mib = |b: Option<u64>| {
+            b.map_or("?".to_string(), |b| {
+                format!("{:.1} MiB", b as f64 / (1 << 20) as f64)
+            })
+        };
+        let kernel = if n.certificate_written {
+            format!(
+                "kernel {:.2} s, peak {}",
+                n.kernel_seconds,
+                mib(n.kernel_peak_rss_bytes)
+            )
+        } else {
+            "no certificate".to_string()
+        };
+        text.push_str(&format!(
+            "network {}: {} state{}, {} transition{}; explore and prove {:.2} s, peak {}; {kernel}\n",
+            n.network,
+            n.states,
+            if n.states == 1 { "" } else { "s" },
+            n.transitions,
+            if n.transitions == 1 { "" } else { "s" },
+            n.seconds,
+            mib(n.peak_rss_bytes),
+        ));
     }
     let count = |w: &str| {
         proofs
@@ -495,7 +574,7 @@ struct Report<'a> {
     diagnostics: Vec<serde_json::Value>,
     theorems: Vec<TheoremJson<'a>>,
     frames: Vec<FrameJson<'a>>,
-    stats: Stats,
+    stats: Stats<'a>,
 }
 
 #[derive(Serialize)]
@@ -537,7 +616,7 @@ struct StepJson<'a> {
 }
 
 #[derive(Serialize)]
-struct Stats {
+struct Stats<'a> {
     states: usize,
     transitions: usize,
     explore_seconds: f64,
@@ -546,8 +625,51 @@ struct Stats {
     /// left is deciding the theorems and finding counterexamples).
     scene_seconds: f64,
     certify_seconds: f64,
-    /// The process's peak resident set at the end of the build (Linux), in bytes.
+    /// The process's peak resident set over the whole build (Linux), in bytes.
     peak_rss_bytes: Option<u64>,
+    /// `--max-memory`, in bytes.
+    max_memory_bytes: u64,
+    /// Per network, in the order of the certificates.
+    networks: Vec<NetworkStats<'a>>,
+}
+
+/// One network's share of the build.
+#[derive(Serialize)]
+struct NetworkStats<'a> {
+    network: &'a str,
+    /// Whether a certificate was written (not when the exploration passed --max-memory).
+    certificate_written: bool,
+    states: usize,
+    transitions: usize,
+    /// Exploring, proving and certifying it.
+    seconds: f64,
+    /// The peak resident set meanwhile, in bytes.
+    peak_rss_bytes: Option<u64>,
+    /// The kernel's check of its certificate.
+    kernel_seconds: f64,
+    /// The peak resident set meanwhile, in bytes.
+    kernel_peak_rss_bytes: Option<u64>,
+}
+
+/// Each network's statistics, from its certificate and the kernel's frame word on it.
+fn network_stats<'a>(proofs: &'a Proofs, frames: &[FrameWord]) -> Vec<NetworkStats<'a>> {
+    proofs
+        .certificates
+        .iter()
+        .map(|c| {
+            let f = frames.iter().find(|f| f.network == c.name);
+            NetworkStats {
+                network: &c.name,
+                certificate_written: c.withheld.is_none(),
+                states: c.states,
+                transitions: c.transitions,
+                seconds: c.seconds,
+                peak_rss_bytes: c.peak_bytes,
+                kernel_seconds: f.map_or(0.0, |f| f.kernel_seconds),
+                kernel_peak_rss_bytes: f.and_then(|f| f.kernel_peak_bytes),
+            }
+        })
+        .collect()
 }
 
 fn theorem<'a>(t: &'a Theorem, words: &[(String, KernelWord)]) -> TheoremJson<'a> {
@@ -603,6 +725,7 @@ fn json(
     admitted: bool,
     explore_seconds: f64,
     kernel_seconds: f64,
+    max_memory: u64,
 ) -> String {
     let report = Report {
         schema_version: crate::json::SCHEMA_VERSION,
@@ -635,7 +758,9 @@ fn json(
             kernel_seconds: Some(kernel_seconds),
             scene_seconds: proofs.explore_seconds,
             certify_seconds: proofs.certify_seconds,
-            peak_rss_bytes: hilbert_benchmarks::harness::peak_rss(),
+            peak_rss_bytes: hilbert_frontend::memory::overall_peak(),
+            max_memory_bytes: max_memory,
+            networks: network_stats(proofs, frames),
         },
     };
     let mut text = serde_json::to_string_pretty(&report).unwrap_or_default();

@@ -207,7 +207,8 @@ fn passing_max_states_leaves_the_theorems_unproved_and_says_so() {
     // The kernel's reason says why the table is not closed, not where it stops.
     let why = work["kernel_reason"].as_str().unwrap();
     assert!(
-        why.contains("before --max-states stopped the search") && !why.contains("Thread {"),
+        why.contains("before a bound (--max-states, --max-memory) stopped the search")
+            && !why.contains("Thread {"),
         "{why}"
     );
 }

@@ -258,3 +258,102 @@ fn a_source_over_the_cap_is_refused_by_its_size() {
         &["Big.hk` is larger than the 16 MiB limit"],
     );
 }
+
+/// An agent whose one plan runs `width` `believe`s in parallel: 2^width states, each a wide term.
+fn wide_project(width: usize) -> TempDir {
+    let agent = "agent A() : Agency
+{
+  belief s(i: Int)
+  desire D reachable by [W]
+  commit single_minded
+  attention Main initially
+  intend W for D when ¬B(self) s(0)
+  achieved D when B(self) s(0)
+  plan W ↦ P.Wide
+}
+";
+    let body: Vec<String> = (0..width).map(|i| format!("believe s({i})")).collect();
+    let plan = format!("plan Wide() : A ≔ {}\n", body.join(" ‖ "));
+    TempDir::with_files(&[("A.ha", agent.as_bytes()), ("P.hk", plan.as_bytes())])
+}
+
+#[test]
+fn max_memory_bounds_the_whole_build() {
+    let p = wide_project(1000);
+    let out = p.join("out");
+    // A certificate of an earlier build at the same place must not survive as if it were this one's.
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(p.0.join("out/A.W.cert"), b"stale").unwrap();
+    let bound: u64 = 200 << 20;
+    let run = run_within(
+        &[
+            "build",
+            &p.path(),
+            "--max-memory",
+            "200M",
+            "--out",
+            &out,
+            "--format",
+            "json",
+        ],
+        Duration::from_secs(120),
+    );
+    assert_eq!(run.code, Some(2), "{}{}", run.stdout, run.stderr);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(report["admitted"], false);
+    for t in report["theorems"].as_array().unwrap() {
+        assert_eq!(t["status"], "unproved", "{t}");
+        assert!(
+            t["reason"]
+                .as_str()
+                .unwrap()
+                .contains("passed --max-memory 200 MiB"),
+            "{t}"
+        );
+    }
+    let stats = &report["stats"];
+    assert_eq!(stats["max_memory_bytes"], bound);
+    let network = &stats["networks"][0];
+    assert_eq!(network["network"], "A.W");
+    assert_eq!(network["certificate_written"], false);
+    let peak = network["peak_rss_bytes"].as_u64().expect("a peak on Linux");
+    assert!(peak < bound, "the build says it peaked at {peak}");
+    assert!(
+        !p.0.join("out/A.W.cert").exists(),
+        "the stale certificate is gone"
+    );
+    // What the kernel measured, not what the build says.
+    let measured = children_peak_bytes();
+    assert!(measured < bound, "a child peaked at {measured} bytes");
+}
+
+#[test]
+fn max_memory_takes_sizes_and_refuses_nonsense() {
+    let p = project();
+    for bad in ["0", "lots", "3X", "-1G"] {
+        let flag = format!("--max-memory={bad}");
+        let run = run_within(&["build", &p.path(), &flag], SMALL);
+        assert_eq!(run.code, Some(2), "--max-memory {bad}: {}", run.stderr);
+        assert!(run.stderr.contains("--max-memory"), "{}", run.stderr);
+    }
+    let out = p.join("out");
+    let run = run_within(
+        &[
+            "build",
+            &p.path(),
+            "--max-memory",
+            "1.5G",
+            "--out",
+            &out,
+            "--format",
+            "json",
+        ],
+        Duration::from_secs(60),
+    );
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(report["stats"]["max_memory_bytes"], 3u64 << 29);
+    let network = &report["stats"]["networks"][0];
+    assert_eq!(network["certificate_written"], true);
+    assert!(network["kernel_peak_rss_bytes"].as_u64().is_some());
+}

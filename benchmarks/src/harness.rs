@@ -113,17 +113,14 @@ pub fn cores() -> usize {
 
 /// The process's peak resident set so far, in bytes (Linux: `VmHWM` of `/proc/self/status`).
 pub fn peak_rss() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
+    hilbert_frontend::memory::peak()
 }
 
 /// Resets the process's peak resident set to its current one (Linux: `5` to
 /// `/proc/self/clear_refs`), so that the next [`peak_rss`] is the peak of what runs in between.
 /// Returns whether it could.
 pub fn reset_peak_rss() -> bool {
-    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+    hilbert_frontend::memory::reset_peak()
 }
 
 /// Measures `model` at size `n` with `jobs` explorer threads (0: every core), stopping any
@@ -148,7 +145,11 @@ pub fn run(model: &Model, n: usize, jobs: usize, max_states: usize) -> Result<Ro
         }
     };
     let jobs = if jobs == 0 { cores() } else { jobs };
-    let limits = Limits { max_states, jobs };
+    let limits = Limits {
+        max_states,
+        jobs,
+        ..Limits::default()
+    };
 
     // Exploration alone, every network.
     let (mut states, mut transitions, mut store, mut visited) = (0, 0, 0, 0);

@@ -73,17 +73,13 @@ impl fmt::Display for InputError {
 
 impl std::error::Error for InputError {}
 
-/// A byte count for people: `16 MiB`, `1 GiB`, `512 B`.
+/// A byte count for people: `16 MiB`, `1 GiB`, `1.5 KiB`, `512 B`.
 pub fn human_bytes(n: u64) -> String {
     const UNITS: [(u64, &str); 3] = [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
     for (size, unit) in UNITS {
-        if n >= size && n.is_multiple_of(size) {
-            return format!("{} {unit}", n / size);
-        }
-    }
-    for (size, unit) in UNITS {
         if n >= size {
-            return format!("{:.1} {unit}", n as f64 / size as f64);
+            let text = format!("{:.1}", n as f64 / size as f64);
+            return format!("{} {unit}", text.trim_end_matches(".0"));
         }
     }
     format!("{n} B")
@@ -261,5 +257,6 @@ mod tests {
         assert_eq!(human_bytes(1 << 30), "1 GiB");
         assert_eq!(human_bytes(1536), "1.5 KiB");
         assert_eq!(human_bytes(12), "12 B");
+        assert_eq!(human_bytes(207_784 << 10), "202.9 MiB");
     }
 }

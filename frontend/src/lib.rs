@@ -18,6 +18,7 @@ pub mod frames;
 pub mod input;
 pub mod listing;
 pub mod lower;
+pub mod memory;
 pub mod obligations;
 pub mod project;
 pub mod render;

@@ -180,8 +180,21 @@ pub struct NetworkCertificate {
     /// The name of its frame obligation (`Operator.Work_frame`): not a theorem, but the kernel
     /// derives it and admits the certificate only when the frame conditions hold on it.
     pub frame: String,
-    /// The certificate's bytes.
+    /// The certificate's bytes (empty when it was withheld).
     pub bytes: Vec<u8>,
+    /// Why no certificate was written: the exploration passed `--max-memory`, and a certificate
+    /// of its partial table (which the kernel would refuse, as it is not closed) would need more
+    /// memory still. Its theorems are unproved and the build is not admitted.
+    pub withheld: Option<String>,
+    /// States and transitions of the network's scene.
+    pub states: usize,
+    /// Transitions of the scene.
+    pub transitions: usize,
+    /// Seconds spent exploring, proving and certifying the network.
+    pub seconds: f64,
+    /// The process's peak resident set while the network was explored, proved and certified,
+    /// in bytes (`None` where the platform does not say).
+    pub peak_bytes: Option<u64>,
 }
 
 /// The theorems of a build and the warnings proving them produced.
@@ -286,6 +299,8 @@ pub fn prove_using(
             };
             let net = &ir.networks[net_index as usize];
             let plan_name = net.plan(net.root).name.clone();
+            let phase = crate::memory::Phase::begin();
+            let network_clock = std::time::Instant::now();
             let sem = Semantics::new(net, ir_agent);
             let clock = std::time::Instant::now();
             let unset = unset_binding(ir, net);
@@ -469,15 +484,22 @@ pub fn prove_using(
             let explore_abort =
                 |starts: Vec<State>| explore::explore_with(explorer, net, ir_agent, starts, limits);
             let clock = std::time::Instant::now();
-            let bytes = certify::certificate(
-                ir,
-                net_index as usize,
-                digests,
-                &sem,
-                &explored,
-                &explore_abort,
-                &mut proofs.smt,
-            );
+            let withheld = graph.memory_stop.map(|_| {
+                "no certificate was written: one of the partial table, which the kernel refuses as not closed, would need more memory still".to_string()
+            });
+            let bytes = if withheld.is_some() {
+                Vec::new()
+            } else {
+                certify::certificate(
+                    ir,
+                    net_index as usize,
+                    digests,
+                    &sem,
+                    &explored,
+                    &explore_abort,
+                    &mut proofs.smt,
+                )
+            };
             proofs.certify_seconds += clock.elapsed().as_secs_f64();
             proofs.certificates.push(NetworkCertificate {
                 name: format!("{}.{}", agent.name, binding.name),
@@ -489,6 +511,11 @@ pub fn prove_using(
                     .map(|(n, _)| n)
                     .unwrap_or_default(),
                 bytes,
+                withheld,
+                states: counts.0,
+                transitions: counts.1,
+                seconds: network_clock.elapsed().as_secs_f64(),
+                peak_bytes: phase.end(),
             });
         }
     }
@@ -554,12 +581,32 @@ fn growing_integer(net: &Network, explored: &explore::Space) -> Option<String> {
     })
 }
 
+/// Why a truncated exploration stopped: the bound it passed, as the reason of an unproved
+/// theorem (which [`passed_a_bound`] recognises).
+fn truncation(what: &str, graph: &Graph, limits: Limits) -> String {
+    match graph.memory_stop {
+        Some(rss) => format!(
+            "{what} passed --max-memory {} (the process's resident set reached {:.1} MiB, over the {:.1} MiB an exploration may use) before it was complete",
+            crate::input::human_bytes(limits.max_memory),
+            rss as f64 / (1 << 20) as f64,
+            limits.explore_memory() as f64 / (1 << 20) as f64,
+        ),
+        None => format!(
+            "{what} passed --max-states {} before it was complete",
+            limits.max_states
+        ),
+    }
+}
+
+/// Whether an unproved theorem's reason is a resource bound passed (`--max-states`,
+/// `--max-memory`): an environment matter, exit code 2.
+pub fn passed_a_bound(reason: &str) -> bool {
+    reason.contains("--max-states") || reason.contains("--max-memory")
+}
+
 fn bound_passed(graph: &Graph, limits: Limits) -> Option<String> {
     if graph.truncated {
-        Some(format!(
-            "the exploration passed --max-states {} before it was complete",
-            limits.max_states
-        ))
+        Some(truncation("the exploration", graph, limits))
     } else if graph.overflow {
         Some("an integer left the 64-bit range during the exploration".into())
     } else {
@@ -837,10 +884,7 @@ fn release(
         let sub = explore::explore_with(explorer, net, sem.agent(), vec![aborted.next], limits);
         let sub = &sub.graph;
         if sub.truncated {
-            return Status::Unproved(format!(
-                "the exploration after the abort passed --max-states {}",
-                limits.max_states
-            ));
+            return Status::Unproved(truncation("the exploration after the abort", sub, limits));
         }
         let finished = |t: StateId| sub.finished(t);
         if let Err(v) = inevitable(sub, &finished) {

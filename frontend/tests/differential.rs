@@ -144,7 +144,11 @@ fn identical(a: &Graph, b: &Graph) -> bool {
 fn compare(what: &str, net: &Network, ir: &Ir, starts: Vec<State>, max_states: usize) -> usize {
     let agent = &ir.agents[net.agent.0 as usize];
     let sem = Semantics::new(net, agent);
-    let limits = |jobs| Limits { max_states, jobs };
+    let limits = |jobs| Limits {
+        max_states,
+        jobs,
+        ..Limits::default()
+    };
     let (rg, rstates) = reference::explore(&sem, starts.clone(), limits(1));
     let f1 = fast::explore(net, agent, starts.clone(), limits(1));
     let f2 = fast::explore(net, agent, starts, limits(2));
@@ -247,6 +251,7 @@ fn obligations_get_the_same_verdicts_from_both_explorers() {
         let limits = Limits {
             max_states: 1_000_000,
             jobs: 2,
+            ..Limits::default()
         };
         let run =
             |e| obligations::prove_using(ir, &p.checked.program, &p.loaded.sources, &[], limits, e);
@@ -272,6 +277,7 @@ fn the_fast_explorer_reports_truncation_like_the_reference() {
     let limits = Limits {
         max_states: 10,
         jobs: 2,
+        ..Limits::default()
     };
     let fast = explore::explore_with(Explorer::Fast, net, agent, vec![sem.initial()], limits);
     assert!(fast.graph.truncated);
@@ -298,6 +304,7 @@ fn tables_from_the_arena_equal_tables_of_the_written_out_states() {
             let limits = Limits {
                 max_states: 20_000,
                 jobs: 1,
+                ..Limits::default()
             };
             let f = fast::explore(net, agent, vec![sem.initial()], limits);
             let n = f.graph.len() as u32;
@@ -357,6 +364,7 @@ fn a_bounded_search_stops_at_the_first_state_the_bound_refuses() {
         let limits = Limits {
             max_states: bound,
             jobs: 2,
+            ..Limits::default()
         };
         let f = fast::explore(net, agent, vec![sem.initial()], limits);
         assert!(f.graph.truncated);

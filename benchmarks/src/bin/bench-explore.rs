@@ -68,7 +68,11 @@ fn main() -> ExitCode {
             }
             for jobs in threads {
                 let start = explore::initial(net, agent);
-                let limits = Limits { max_states, jobs };
+                let limits = Limits {
+                    max_states,
+                    jobs,
+                    ..Limits::default()
+                };
                 let clock = Instant::now();
                 let explored = fast::explore(net, agent, vec![start], limits);
                 let sec = clock.elapsed().as_secs_f64();

@@ -27,6 +27,22 @@ pub struct Limits {
     pub max_states: usize,
     /// Worker threads (0: all cores).
     pub jobs: usize,
+    /// The whole process's resident memory, in bytes, that the build may use (`--max-memory`;
+    /// `u64::MAX`: no bound). An exploration stops when the process's resident set passes
+    /// [`Limits::explore_memory`], the share left after what proving, certifying and the
+    /// kernel's re-check take of the same graph.
+    pub max_memory: u64,
+}
+
+impl Limits {
+    /// The resident set at which an exploration stops: half of `max_memory`. What follows a
+    /// stopped exploration is small (its theorems are unproved without a search, and no
+    /// certificate is written for it: see `NetworkCertificate::withheld`), and the other half
+    /// covers the overshoot of the batch under way and the memory the next network's proof
+    /// inherits; tests/hostile.rs builds under a bound and reads the process's peak.
+    pub fn explore_memory(&self) -> u64 {
+        self.max_memory / 2
+    }
 }
 
 impl Default for Limits {
@@ -34,6 +50,7 @@ impl Default for Limits {
         Limits {
             max_states: 10_000_000,
             jobs: 0,
+            max_memory: u64::MAX,
         }
     }
 }
@@ -109,8 +126,10 @@ pub struct Graph {
     finished: Vec<bool>,
     /// States where a thread faulted, with the fault, by increasing state.
     pub faults: Vec<(StateId, Fault)>,
-    /// Whether exploration stopped at `max_states` (the graph is then a prefix).
+    /// Whether exploration stopped at `max_states` or `max_memory` (the graph is then a prefix).
     pub truncated: bool,
+    /// When it was the memory bound that stopped it: the process's resident set then, in bytes.
+    pub memory_stop: Option<u64>,
     /// Whether an integer passed its bound somewhere.
     pub overflow: bool,
 }

@@ -14,12 +14,21 @@ pub fn explore(sem: &Semantics, starts: Vec<State>, limits: Limits) -> (Graph, V
     let mut index: HashMap<State, StateId> = HashMap::new();
     let mut sets: HashMap<Vec<Atom>, u32> = HashMap::new();
     let mut labels: HashMap<Label, u32> = HashMap::new();
+    let mut memory = super::fast::MemoryWatch::new(limits);
     let mut add = |s: State, graph: &mut Graph, states: &mut Vec<State>| -> Option<StateId> {
         if let Some(id) = index.get(&s) {
             return Some(*id);
         }
         if states.len() >= limits.max_states {
             graph.truncated = true;
+            return None;
+        }
+        if graph.memory_stop.is_some() {
+            return None;
+        }
+        if let Some(rss) = memory.passed() {
+            graph.truncated = true;
+            graph.memory_stop = Some(rss);
             return None;
         }
         let atoms: Vec<Atom> = s.beliefs.iter().cloned().collect();

@@ -242,6 +242,7 @@ pub fn claim_holds(body: &Body) -> Option<bool> {
     let limits = Limits {
         max_states: 200_000,
         jobs: 1,
+        ..Limits::default()
     };
     let (graph, states) = reference::explore(&sem, vec![sem.initial()], limits);
     if graph.truncated {

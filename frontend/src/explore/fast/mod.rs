@@ -492,6 +492,9 @@ pub fn explore(net: &Network, agent: &Agent, starts: Vec<State>, limits: Limits)
     let pool = pool.flatten();
     let mut level = 0usize;
     let mut stopped = false;
+    // The memory bound, read from the operating system at most every 20 ms (a read of /proc
+    // costs tens of microseconds; a plan of many short levels would otherwise pay it per level).
+    let mut memory = MemoryWatch::new(limits);
     while level < g.visited.len() && !stopped {
         let end = g.visited.len();
         // A batch of chunks at a time, so that what the expansions make (their terms and
@@ -502,7 +505,10 @@ pub fn explore(net: &Network, agent: &Agent, starts: Vec<State>, limits: Limits)
         // changes only how much is found already computed, never the numbering.
         let ids: Vec<u32> = (level as u32..end as u32).collect();
         let jobs = limits.jobs.max(1);
-        let cap = OVERLAY_WORDS / jobs;
+        // Under a small memory bound, a batch's overlays are kept to a share of it too (a word
+        // costs some 8 to 16 bytes with its node and index), so one batch cannot overshoot it.
+        let words = OVERLAY_WORDS.min((limits.explore_memory() / 64).max(1 << 16) as usize);
+        let cap = words / jobs;
         let mut at = 0;
         while at < ids.len() && !stopped {
             let rest = &ids[at..];
@@ -524,6 +530,11 @@ pub fn explore(net: &Network, agent: &Agent, starts: Vec<State>, limits: Limits)
                 if done < chunk.len() {
                     break;
                 }
+            }
+            if !stopped && let Some(rss) = memory.passed() {
+                g.graph.truncated = true;
+                g.graph.memory_stop = Some(rss);
+                stopped = true;
             }
         }
         level = end;
@@ -548,6 +559,35 @@ pub fn explore(net: &Network, agent: &Agent, starts: Vec<State>, limits: Limits)
         strings: code.strings,
         visited_bytes,
         arena_bytes,
+    }
+}
+
+/// Whether the process's resident set has passed an exploration's share of `--max-memory`.
+pub(crate) struct MemoryWatch {
+    budget: Option<u64>,
+    last: Option<std::time::Instant>,
+}
+
+impl MemoryWatch {
+    pub(crate) fn new(limits: Limits) -> MemoryWatch {
+        MemoryWatch {
+            budget: (limits.max_memory != u64::MAX).then(|| limits.explore_memory()),
+            last: None,
+        }
+    }
+
+    /// The resident set, if it is over the budget (read at most every 20 ms).
+    pub(crate) fn passed(&mut self) -> Option<u64> {
+        let budget = self.budget?;
+        let now = std::time::Instant::now();
+        if self
+            .last
+            .is_some_and(|t| now.duration_since(t) < std::time::Duration::from_millis(20))
+        {
+            return None;
+        }
+        self.last = Some(now);
+        crate::memory::resident().filter(|&rss| rss > budget)
     }
 }
 
