@@ -109,7 +109,10 @@ fn not_admitted(ready: &Ready, agents: &[String]) -> Vec<String> {
         &ready.checked.program,
         &ready.loaded.sources,
         &digests,
-        hilbert_frontend::explore::Limits::default(),
+        hilbert_frontend::explore::Limits {
+            max_memory: hilbert_frontend::memory::default_limit(),
+            ..Default::default()
+        },
     );
     let ir_bytes = hilbert_certificates::cert::ir_bytes(&ready.ir);
     let expected = Expected {
@@ -219,6 +222,24 @@ pub fn run(args: &RunArgs) -> u8 {
             "name the beliefs whose change should make the agent deliberate, e.g. --watch alarm",
         );
     }
+    // The journal's path is checked before anything runs: created (or emptied) now, and only
+    // as a regular file.
+    let journal_file = match &args.journal {
+        None => None,
+        Some(path) => match input::create_regular(Path::new(path), path) {
+            Ok((file, created)) => Some(PendingJournal {
+                path: path.clone(),
+                file: Some(file),
+                created,
+            }),
+            Err(e) => {
+                return output::fail(
+                    &format!("cannot write the journal: {e}"),
+                    "choose a writable path for --journal: a journal is a regular file",
+                );
+            }
+        },
+    };
     let scenario = match &args.scenario {
         None => Scenario::default(),
         Some(path) => match input::read_regular_text(Path::new(path), path, input::SCENARIO_CAP) {
@@ -326,7 +347,6 @@ pub fn run(args: &RunArgs) -> u8 {
         output::stdout(&text);
         return 1;
     }
-    let entries = system.run();
     // The journal names its sources by absolute path, so that it replays from anywhere.
     let sources = sources
         .into_iter()
@@ -341,41 +361,180 @@ pub fn run(args: &RunArgs) -> u8 {
     if args.unverified {
         header.unverified = Some(reasons.clone());
     }
-    let lines = journal::to_lines(&header, &entries);
-    if let Some(path) = &args.journal
-        && let Err(e) = std::fs::write(path, &lines)
-    {
-        return output::fail(
-            &format!("cannot write `{path}`: {e}"),
-            "choose a writable path",
-        );
-    }
-    let text = match args.format {
-        TraceFormat::Json => lines,
-        TraceFormat::Human => {
-            let mut text = String::new();
-            if args.unverified {
-                text.push_str(if reasons.is_empty() {
-                    "unverified run (--unverified), although the kernel admitted every plan network\n"
-                } else {
-                    "UNVERIFIED run (--unverified): the kernel has not admitted these plan networks:\n"
-                });
-                for r in &reasons {
-                    text.push_str(&format!("  {r}\n"));
-                }
+    let header_line = serde_json::to_string(&header).unwrap_or_default() + "\n";
+    let journal = match journal_file.map(PendingJournal::start).transpose() {
+        Ok(j) => j,
+        Err(e) => return output::fail(&e, "choose a writable path for --journal"),
+    };
+    let mut out = Streams {
+        journal: journal.map(|(path, file)| (path, std::io::BufWriter::new(file))),
+        stdout: std::io::BufWriter::new(std::io::stdout().lock()),
+        stdout_error: None,
+    };
+    let mut preface = String::new();
+    match args.format {
+        TraceFormat::Json => preface.push_str(&header_line),
+        TraceFormat::Human if args.unverified => {
+            preface.push_str(if reasons.is_empty() {
+                "unverified run (--unverified), although the kernel admitted every plan network\n"
+            } else {
+                "UNVERIFIED run (--unverified): the kernel has not admitted these plan networks:\n"
+            });
+            for r in &reasons {
+                preface.push_str(&format!("  {r}\n"));
             }
-            text.push_str(&trace(&entries, args.agent.len() > 1));
-            text
+        }
+        TraceFormat::Human => {}
+    }
+    if let Err(e) = out.journal(&header_line) {
+        return output::fail(&e, "choose a writable path for --journal");
+    }
+    out.show(&preface);
+    // SIGINT stops the run between rounds (a second one ends the process at once).
+    let interrupted = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    for register in [
+        signal_hook::flag::register_conditional_shutdown(
+            signal_hook::consts::SIGINT,
+            130,
+            interrupted.clone(),
+        ),
+        signal_hook::flag::register(signal_hook::consts::SIGINT, interrupted.clone()),
+    ] {
+        if let Err(e) = register {
+            return output::fail(&format!("cannot handle SIGINT: {e}"), "");
+        }
+    }
+    let several = args.agent.len() > 1;
+    let mut entries = 0u64;
+    let ended = system.run_with(
+        &|_| interrupted.load(std::sync::atomic::Ordering::Relaxed),
+        &mut |e: Entry| {
+            entries += 1;
+            let line = serde_json::to_string(&e).unwrap_or_default() + "\n";
+            out.journal(&line)?;
+            match args.format {
+                TraceFormat::Json => out.show(&line),
+                TraceFormat::Human => out.show(&trace_line(&e, several)),
+            }
+            Ok::<(), String>(())
+        },
+    );
+    let code = match ended {
+        Err(e) => return output::fail(&e, "choose a writable path for --journal"),
+        Ok(hilbert_runtime::Ended::Finished { .. }) => 0,
+        Ok(hilbert_runtime::Ended::Stopped { rounds }) => {
+            let stop = journal::Interrupted {
+                interrupted: journal::Stop {
+                    rounds,
+                    reason: "SIGINT".into(),
+                },
+            };
+            let line = serde_json::to_string(&stop).unwrap_or_default() + "\n";
+            if let Err(e) = out.journal(&line) {
+                return output::fail(&e, "choose a writable path for --journal");
+            }
+            match args.format {
+                TraceFormat::Json => out.show(&line),
+                TraceFormat::Human => out.show(&format!(
+                    "interrupted (SIGINT) after {rounds} round{} and {entries} entr{}; the journal replays up to here\n",
+                    if rounds == 1 { "" } else { "s" },
+                    if entries == 1 { "y" } else { "ies" },
+                )),
+            }
+            EXIT_INTERRUPTED
         }
     };
-    output::stdout(&text);
-    0
+    if let Err(e) = out.finish() {
+        return output::fail(&e, "choose a writable path for --journal");
+    }
+    code
 }
 
-/// The journal as one readable line per entry.
-pub fn trace(entries: &[Entry], agents: bool) -> String {
-    let mut out = String::new();
-    for e in entries {
+/// The exit code of a run stopped by SIGINT (128 + the signal's number, as shells report it).
+pub const EXIT_INTERRUPTED: u8 = 130;
+
+/// The `--journal` file, opened (and created if it was missing) before anything runs, so that a
+/// path that cannot be written is said at once; a run refused before it starts removes a file
+/// it created and leaves an existing one as it was.
+struct PendingJournal {
+    path: String,
+    file: Option<std::fs::File>,
+    created: bool,
+}
+
+impl PendingJournal {
+    /// The run starts: the file is emptied and handed over.
+    fn start(mut self) -> Result<(String, std::fs::File), String> {
+        let file = self.file.take().expect("a pending journal holds its file");
+        file.set_len(0)
+            .map_err(|e| format!("cannot write the journal `{}`: {e}", self.path))?;
+        self.created = false;
+        Ok((self.path.clone(), file))
+    }
+}
+
+impl Drop for PendingJournal {
+    fn drop(&mut self) {
+        if self.created {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// Where a run's lines go as they are made: the journal file, and standard output (buffered).
+struct Streams<'a> {
+    journal: Option<(String, std::io::BufWriter<std::fs::File>)>,
+    stdout: std::io::BufWriter<std::io::StdoutLock<'a>>,
+    /// The first error writing standard output: after it nothing more is shown (the journal is
+    /// still written); a closed pipe is not an error of the run.
+    stdout_error: Option<std::io::Error>,
+}
+
+impl Streams<'_> {
+    fn journal(&mut self, line: &str) -> Result<(), String> {
+        use std::io::Write;
+        match &mut self.journal {
+            Some((path, file)) => file
+                .write_all(line.as_bytes())
+                .map_err(|e| format!("cannot write the journal `{path}`: {e}")),
+            None => Ok(()),
+        }
+    }
+
+    fn show(&mut self, text: &str) {
+        use std::io::Write;
+        if self.stdout_error.is_none()
+            && let Err(e) = self.stdout.write_all(text.as_bytes())
+        {
+            self.stdout_error = Some(e);
+        }
+    }
+
+    /// Flushes both; the journal's and standard output's errors (but a closed pipe) are errors.
+    fn finish(mut self) -> Result<(), String> {
+        use std::io::Write;
+        if let Some((path, file)) = &mut self.journal {
+            file.flush()
+                .and_then(|()| file.get_ref().sync_data())
+                .map_err(|e| format!("cannot write the journal `{path}`: {e}"))?;
+        }
+        if self.stdout_error.is_none()
+            && let Err(e) = self.stdout.flush()
+        {
+            self.stdout_error = Some(e);
+        }
+        match self.stdout_error {
+            Some(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                Err(format!("cannot write standard output: {e}"))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// One journal entry as a readable line (with its newline); `agents` adds the agent's name.
+pub fn trace_line(e: &Entry, agents: bool) -> String {
+    {
         let line = match &e.event {
             Event::Percept { added, removed } => {
                 let mut parts: Vec<String> = added.iter().map(|a| format!("+{a}")).collect();
@@ -439,27 +598,29 @@ pub fn trace(entries: &[Entry], agents: bool) -> String {
             }
         };
         if agents {
-            out.push_str(&format!(
+            format!(
                 "cycle {:>3}  {:<10} {}\n",
                 e.cycle,
                 e.agent,
                 line.trim_end()
-            ));
+            )
         } else {
-            out.push_str(&format!("cycle {:>3}  {}\n", e.cycle, line.trim_end()));
+            format!("cycle {:>3}  {}\n", e.cycle, line.trim_end())
         }
     }
-    out
 }
 
-/// Re-runs a journal and reports the first entry that differs.
+/// Re-runs a journal and reports the first entry that differs. The journal is read a line at a
+/// time as the replay makes its entries, so a journal of any length replays in constant memory.
 pub fn replay(args: &ReplayArgs) -> u8 {
-    let text = match input::read_regular_text(
-        Path::new(&args.journal),
-        &args.journal,
-        input::CERTIFICATE_CAP,
-    ) {
-        Ok(t) => t,
+    let malformed = |e: journal::JournalError| {
+        output::fail(
+            &format!("{}:{}: {}", args.journal, e.line, e.reason),
+            "a journal is what `hilbert run --journal FILE` writes",
+        )
+    };
+    let file = match input::open_regular(Path::new(&args.journal), &args.journal) {
+        Ok((file, _)) => file,
         Err(e) => {
             return output::fail(
                 &e.to_string(),
@@ -467,14 +628,9 @@ pub fn replay(args: &ReplayArgs) -> u8 {
             );
         }
     };
-    let (header, recorded) = match journal::parse(&text) {
+    let (header, mut recorded) = match journal::Reader::new(std::io::BufReader::new(file)) {
         Ok(x) => x,
-        Err(e) => {
-            return output::fail(
-                &format!("{}:{}: {}", args.journal, e.line, e.reason),
-                "a journal is what `hilbert run --journal FILE` writes",
-            );
-        }
+        Err(e) => return malformed(e),
     };
     let paths: Vec<String> = header.sources.iter().map(|(p, _)| p.clone()).collect();
     let specs = match scenario_params(&header.scenario) {
@@ -513,27 +669,92 @@ pub fn replay(args: &ReplayArgs) -> u8 {
         Ok(a) => a,
         Err(e) => return output::fail(&e.0, "the journal does not fit the project"),
     };
-    let again = system.run();
-    for (k, (a, b)) in recorded.iter().zip(&again).enumerate() {
-        if a != b {
-            let show = |e: &Entry| serde_json::to_string(e).unwrap_or_default();
-            output::stdout(&format!(
-                "mismatch at journal line {}:\n  recorded: {}\n  replayed: {}\n",
-                k + 2,
-                show(a),
-                show(b)
-            ));
+    // The recorded stream, one line ahead: an interruption line is seen before the replay
+    // would run the round it stopped.
+    let mut ahead = recorded.next_line();
+    let stop_at = std::cell::Cell::new(None::<u64>);
+    if let Some(Ok(journal::Line::Interrupted(stop))) = &ahead {
+        stop_at.set(Some(stop.rounds));
+    }
+    let mut matched = 0u64;
+    let ended = system.run_with(
+        &|rounds| stop_at.get().is_some_and(|s| rounds >= s),
+        &mut |again: Entry| -> Result<(), Outcome> {
+            let line = recorded.line();
+            match ahead.take() {
+                None | Some(Ok(journal::Line::Interrupted(_))) => {
+                    return Err(Outcome::Mismatch(format!(
+                        "mismatch: the journal has {matched} entries, the replay more:\n  replayed: {}\n",
+                        serde_json::to_string(&again).unwrap_or_default()
+                    )));
+                }
+                Some(Err(e)) => return Err(Outcome::Malformed(e)),
+                Some(Ok(journal::Line::Entry(was))) => {
+                    if was != again {
+                        let show = |e: &Entry| serde_json::to_string(e).unwrap_or_default();
+                        return Err(Outcome::Mismatch(format!(
+                            "mismatch at journal line {line}:\n  recorded: {}\n  replayed: {}\n",
+                            show(&was),
+                            show(&again)
+                        )));
+                    }
+                }
+            }
+            matched += 1;
+            ahead = recorded.next_line();
+            if let Some(Ok(journal::Line::Interrupted(stop))) = &ahead {
+                stop_at.set(Some(stop.rounds));
+            }
+            Ok(())
+        },
+    );
+    match ended {
+        Err(Outcome::Mismatch(text)) => {
+            output::stdout(&text);
             return 1;
         }
+        Err(Outcome::Malformed(e)) => return malformed(e),
+        Ok(_) => {}
     }
-    if recorded.len() != again.len() {
-        output::stdout(&format!(
-            "mismatch: the journal has {} entries, the replay {}\n",
-            recorded.len(),
-            again.len()
-        ));
-        return 1;
+    match ahead {
+        None => {
+            output::stdout(&format!("replay matched: {matched} entries\n"));
+            0
+        }
+        Some(Ok(journal::Line::Interrupted(stop))) => {
+            // Nothing may follow the interruption line.
+            if let Some(Err(e)) = recorded.next_line() {
+                return malformed(e);
+            }
+            output::stdout(&format!(
+                "replay matched: {matched} entries, up to round {} where the run was interrupted ({})\n",
+                stop.rounds, stop.reason
+            ));
+            0
+        }
+        Some(Ok(journal::Line::Entry(_))) => {
+            let mut more = 1u64;
+            while let Some(line) = recorded.next_line() {
+                match line {
+                    Ok(journal::Line::Entry(_)) => more += 1,
+                    Ok(journal::Line::Interrupted(_)) => {}
+                    Err(e) => return malformed(e),
+                }
+            }
+            output::stdout(&format!(
+                "mismatch: the journal has {} entries, the replay {matched}\n",
+                matched + more
+            ));
+            1
+        }
+        Some(Err(e)) => malformed(e),
     }
-    output::stdout(&format!("replay matched: {} entries\n", recorded.len()));
-    0
+}
+
+/// Why a replay stopped before its end.
+enum Outcome {
+    /// An entry differs, or one side has more: the message.
+    Mismatch(String),
+    /// A recorded line does not read.
+    Malformed(journal::JournalError),
 }

@@ -9,68 +9,10 @@
 
 mod common;
 
-use common::TempDir;
-use std::io::Read;
+use common::{TempDir, children_peak_bytes, run_within};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
-
-/// What a bounded run of the binary did.
-struct Bounded {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-/// Runs `hilbert ARGS` in the repository root; fails the test if it takes over `limit`.
-fn run_within(args: &[&str], limit: Duration) -> Bounded {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hilbert"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run the hilbert binary");
-    // Drain both pipes on threads, so a chatty child never blocks on a full pipe.
-    let mut out = child.stdout.take().unwrap();
-    let mut err = child.stderr.take().unwrap();
-    let out = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = out.read_to_string(&mut s);
-        s
-    });
-    let err = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = err.read_to_string(&mut s);
-        s
-    });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for hilbert") {
-            break status;
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("`hilbert {}` took over {limit:?}: killed", args.join(" "));
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    Bounded {
-        code: status.code(),
-        stdout: out.join().unwrap(),
-        stderr: err.join().unwrap(),
-    }
-}
-
-/// The largest peak resident set, in bytes, of any child this process has waited for.
-fn children_peak_bytes() -> u64 {
-    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
-        .expect("getrusage");
-    // Linux reports ru_maxrss in KiB.
-    usage.max_rss() as u64 * 1024
-}
+use std::process::Command;
+use std::time::Duration;
 
 const SMALL: Duration = Duration::from_secs(10);
 const ONE_GIB: u64 = 1 << 30;

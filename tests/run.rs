@@ -331,3 +331,160 @@ fn every_adoption_records_its_licence_and_distribution_as_data() {
     assert_eq!(replay.code, Some(0), "{}", replay.stdout);
     let _ = std::fs::remove_file(&journal);
 }
+
+/// An agent that adopts a one-step plan every cycle, for as many cycles as the scenario says:
+/// five journal entries a cycle, for ever.
+fn busy_project(cycles: u64) -> common::TempDir {
+    let agent = "agent A() : Agency
+{
+  belief t(i: Int)
+  belief never(i: Int)
+  desire D reachable by [W]
+  commit single_minded
+  attention Main initially
+  intend W for D when ¬B(self) never(1)
+  achieved D when B(self) never(1)
+  plan W ↦ P.Tick
+}
+";
+    let scenario = format!("{{\"cycles\": {cycles}}}");
+    common::TempDir::with_files(&[
+        ("A.ha", agent.as_bytes()),
+        ("P.hk", b"plan Tick() : A \xe2\x89\x94 believe t(1)\n"),
+        ("s.json", scenario.as_bytes()),
+    ])
+}
+
+/// `hilbert run` of a [`busy_project`] through its scenario, journaled to `j.jsonl` beside it.
+fn busy_run(p: &common::TempDir) -> Vec<String> {
+    [
+        "run",
+        &p.path(),
+        "--agent",
+        "A",
+        "--scenario",
+        &p.join("s.json"),
+    ]
+    .into_iter()
+    .map(String::from)
+    .chain(["--unverified".into(), "--journal".into(), p.join("j.jsonl")])
+    .collect()
+}
+
+#[test]
+fn a_long_run_streams_its_journal_in_bounded_memory() {
+    // 100,000 cycles, about 500,000 entries, a 60 MB journal: a run that kept them would hold
+    // several times that.
+    let p = busy_project(100_000);
+    let journal = p.join("j.jsonl");
+    let mut args = busy_run(&p);
+    args.extend(["--format".to_string(), "json".to_string()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let run = common::run_within(&args, std::time::Duration::from_secs(300));
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let size = std::fs::metadata(&journal).unwrap().len();
+    assert!(size > 50_000_000, "the journal has {size} bytes");
+    assert_eq!(run.stdout.len() as u64, size, "stdout is the journal");
+    let peak = common::children_peak_bytes();
+    assert!(peak < 120 << 20, "the run peaked at {peak} bytes");
+    let replay = common::run_within(&["replay", &journal], std::time::Duration::from_secs(300));
+    assert_eq!(replay.code, Some(0), "{}{}", replay.stdout, replay.stderr);
+    let entries = std::fs::read_to_string(&journal).unwrap().lines().count() - 1;
+    assert!(entries > 400_000, "{entries}");
+    assert_eq!(
+        replay.stdout,
+        format!("replay matched: {entries} entries\n")
+    );
+    let peak = common::children_peak_bytes();
+    assert!(peak < 120 << 20, "the replay peaked at {peak} bytes");
+}
+
+#[test]
+fn sigint_leaves_a_journal_that_replays_up_to_where_it_stopped() {
+    let p = busy_project(100_000_000);
+    let journal = p.join("j.jsonl");
+    let args = busy_run(&p);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let child = common::spawn(&args);
+    // Wait until it is running cycles (the journal has grown past its header), then interrupt.
+    let start = std::time::Instant::now();
+    while std::fs::metadata(&journal).map_or(0, |m| m.len()) < 100_000 {
+        assert!(start.elapsed().as_secs() < 120, "the run never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
+    let run = common::wait_within(
+        child,
+        "run (interrupted)",
+        std::time::Duration::from_secs(30),
+    );
+    assert_eq!(run.code, Some(130), "{}", run.stderr);
+    assert!(
+        run.stdout.contains("interrupted (SIGINT) after"),
+        "{}",
+        &run.stdout[run.stdout.len().saturating_sub(300)..]
+    );
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let last = text.lines().last().unwrap();
+    let stop: serde_json::Value = serde_json::from_str(last).unwrap();
+    let rounds = stop["interrupted"]["rounds"]
+        .as_u64()
+        .expect("the interrupted line");
+    assert_eq!(stop["interrupted"]["reason"], "SIGINT");
+    // Every cycle before the stop is whole: the last entry ends cycle rounds - 1.
+    let entries = text.lines().count() as u64 - 2;
+    let before: serde_json::Value =
+        serde_json::from_str(text.lines().rev().nth(1).unwrap()).unwrap();
+    assert_eq!(before["cycle"], rounds - 1, "{before}");
+    assert_eq!(before["kind"], "ended", "{before}");
+    let replay = common::run_within(&["replay", &journal], std::time::Duration::from_secs(120));
+    assert_eq!(replay.code, Some(0), "{}{}", replay.stdout, replay.stderr);
+    assert_eq!(
+        replay.stdout,
+        format!(
+            "replay matched: {entries} entries, up to round {rounds} where the run was interrupted (SIGINT)\n"
+        )
+    );
+    // An entry edited before the stop is still caught; a line after the stop is malformed.
+    let edited = text.replacen("\"intention\":1,", "\"intention\":2,", 1);
+    std::fs::write(&journal, &edited).unwrap();
+    let replay = common::run_within(&["replay", &journal], std::time::Duration::from_secs(120));
+    assert_eq!(replay.code, Some(1), "{}", replay.stdout);
+    std::fs::write(&journal, text.clone() + last + "\n").unwrap();
+    let replay = common::run_within(&["replay", &journal], std::time::Duration::from_secs(120));
+    assert_eq!(replay.code, Some(2), "{}", replay.stdout);
+    assert!(
+        replay
+            .stderr
+            .contains("after the one that says the run was interrupted")
+    );
+}
+
+#[test]
+fn the_journal_path_is_checked_before_the_run() {
+    let p = busy_project(10);
+    let scenario = p.join("s.json");
+    let dir = p.path();
+    let run = common::run_within(
+        &[
+            "run",
+            &dir,
+            "--agent",
+            "A",
+            "--scenario",
+            &scenario,
+            "--unverified",
+            "--journal",
+            &dir,
+        ],
+        std::time::Duration::from_secs(60),
+    );
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("cannot write the journal"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.stdout, "", "nothing ran");
+}

@@ -155,6 +155,47 @@ pub fn open_regular(path: &Path, shown: &str) -> Result<(std::fs::File, u64), In
     Ok((file, meta.len()))
 }
 
+/// Opens the regular file at `path` for writing, creating it if it is missing (and saying so)
+/// but leaving what it holds; refuses anything else without blocking on it: a FIFO with no
+/// reader is refused by the open itself, and what was opened is checked before it is used.
+pub fn create_regular(path: &Path, shown: &str) -> Result<(std::fs::File, bool), InputError> {
+    let io = |e: std::io::Error| InputError::Io {
+        path: shown.to_string(),
+        reason: e.to_string(),
+    };
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+    }
+    let existed = std::fs::symlink_metadata(path).is_ok();
+    let file = match options.open(path) {
+        Ok(f) => f,
+        Err(e) => {
+            // ENXIO: a FIFO that nobody reads.
+            if let Ok(meta) = std::fs::metadata(path)
+                && !meta.is_file()
+            {
+                return Err(InputError::NotRegular {
+                    path: shown.to_string(),
+                    kind: kind_of(meta.file_type()),
+                });
+            }
+            return Err(io(e));
+        }
+    };
+    let meta = file.metadata().map_err(io)?;
+    if !meta.is_file() {
+        return Err(InputError::NotRegular {
+            path: shown.to_string(),
+            kind: kind_of(meta.file_type()),
+        });
+    }
+    Ok((file, !existed))
+}
+
 /// Reads the regular file at `path` (shown in errors as `shown`), refusing anything else and any
 /// file of more than `cap` bytes.
 pub fn read_regular(path: &Path, shown: &str, cap: u64) -> Result<Vec<u8>, InputError> {

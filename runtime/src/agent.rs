@@ -170,7 +170,13 @@ pub struct AgentRun<'a> {
     rng: u64,
     cycle: u64,
     changed: BTreeSet<String>,
+    /// The entries of the cycles not yet taken by [`AgentRun::take_journal`] (a [`System`]
+    /// takes them every cycle, so a run of any length holds only one cycle's).
     journal: Vec<Entry>,
+    /// The scenario's events in the order they happen (by cycle, then as written), and the
+    /// first of them not yet perceived: each cycle looks at its own events only.
+    event_order: Vec<usize>,
+    next_event: usize,
     /// Per plan binding: how often it was chosen (UCB's counts).
     pub chosen: Vec<u64>,
     /// Atoms told to other agents, to deliver: (recipient, atom as the recipient believes it).
@@ -229,6 +235,8 @@ impl<'a> AgentRun<'a> {
                 }
             }
         }
+        let scenario_events = scenario.events.len();
+        let event_cycles: Vec<u64> = scenario.events.iter().map(|e| e.cycle).collect();
         Ok(AgentRun {
             ir,
             id: AgentId(index as u32),
@@ -247,6 +255,12 @@ impl<'a> AgentRun<'a> {
             cycle: 0,
             changed: BTreeSet::new(),
             journal: Vec::new(),
+            event_order: {
+                let mut order: Vec<usize> = (0..scenario_events).collect();
+                order.sort_by_key(|&i| event_cycles[i]);
+                order
+            },
+            next_event: 0,
             outbox: Vec::new(),
             inbox: Vec::new(),
             chosen: vec![0; agent.plans.len()],
@@ -283,7 +297,9 @@ impl<'a> AgentRun<'a> {
     pub fn idle(&self) -> bool {
         self.intentions.is_empty()
             && self.inbox.is_empty()
-            && !self.scenario.events.iter().any(|e| e.cycle >= self.cycle)
+            && self.event_order[self.next_event..]
+                .iter()
+                .all(|&i| self.scenario.events[i].cycle < self.cycle)
     }
 
     /// The journal's header for a run of these agents.
@@ -302,9 +318,14 @@ impl<'a> AgentRun<'a> {
         }
     }
 
-    /// The journal so far.
+    /// The journal so far (since the last [`AgentRun::take_journal`]).
     pub fn journal(&self) -> &[Entry] {
         &self.journal
+    }
+
+    /// Takes the journal's entries so far, leaving it empty.
+    pub fn take_journal(&mut self) -> Vec<Entry> {
+        std::mem::take(&mut self.journal)
     }
 
     /// Runs every cycle of the scenario, or until the agent has nothing left to do.
@@ -428,13 +449,17 @@ impl<'a> AgentRun<'a> {
                 self.log(Event::Told { from, atom });
             }
         }
-        let events: Vec<_> = self
-            .scenario
-            .events
-            .iter()
-            .filter(|e| e.cycle == self.cycle)
-            .cloned()
-            .collect();
+        let mut events = Vec::new();
+        while let Some(&i) = self.event_order.get(self.next_event) {
+            let e = &self.scenario.events[i];
+            if e.cycle > self.cycle {
+                break;
+            }
+            if e.cycle == self.cycle {
+                events.push(e.clone());
+            }
+            self.next_event += 1;
+        }
         for e in events {
             let (mut added, mut removed) = (Vec::new(), Vec::new());
             for text in &e.believe {
@@ -964,6 +989,11 @@ impl<'a> AgentRun<'a> {
                 });
             }
         }
+        // An intention rewarded and gone is never rewarded again: forget it, so that a long run
+        // keeps only the live intentions' marks.
+        let live = &self.intentions;
+        self.rewarded
+            .retain(|(id, _)| live.iter().any(|i| i.id == *id));
     }
 }
 
@@ -990,10 +1020,30 @@ impl<'a> System<'a> {
         Ok(System { agents })
     }
 
-    /// Runs until every agent has run its cycles, or all are idle.
+    /// Runs until every agent has run its cycles, or all are idle, and returns the journal.
     pub fn run(&mut self) -> Vec<Entry> {
         let mut journal = Vec::new();
+        let _ = self.run_with(&|_| false, &mut |e: Entry| {
+            journal.push(e);
+            Ok::<(), std::convert::Infallible>(())
+        });
+        journal
+    }
+
+    /// Runs round by round (in a round, each agent not done runs one cycle), handing each
+    /// journal entry to `sink` as it is made, so that nothing of a long run accumulates. Before
+    /// each round it asks `stop(rounds run so far)`; a `true` ends the run there, between rounds,
+    /// as [`Ended::Stopped`]. An error of the sink ends it at once and is returned.
+    pub fn run_with<E>(
+        &mut self,
+        stop: &dyn Fn(u64) -> bool,
+        sink: &mut dyn FnMut(Entry) -> Result<(), E>,
+    ) -> Result<Ended, E> {
+        let mut rounds = 0u64;
         loop {
+            if stop(rounds) {
+                return Ok(Ended::Stopped { rounds });
+            }
             let mut all_quiet = true;
             let mut any = false;
             for a in &mut self.agents {
@@ -1001,10 +1051,12 @@ impl<'a> System<'a> {
                     continue;
                 }
                 any = true;
-                let before = a.journal.len();
                 all_quiet &= a.step_cycle();
-                journal.extend(a.journal[before..].iter().cloned());
+                for e in a.take_journal() {
+                    sink(e)?;
+                }
             }
+            rounds += u64::from(any);
             // Deliver what was told, in agent order.
             let mut mail = Vec::new();
             for a in &mut self.agents {
@@ -1019,10 +1071,25 @@ impl<'a> System<'a> {
                 }
             }
             if !any || (all_quiet && self.agents.iter().all(AgentRun::idle)) {
-                return journal;
+                return Ok(Ended::Finished { rounds });
             }
         }
     }
+}
+
+/// How a [`System::run_with`] ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ended {
+    /// Every agent ran its cycles, or all were idle.
+    Finished {
+        /// Rounds run.
+        rounds: u64,
+    },
+    /// `stop` said so, before round `rounds` (0-based) began.
+    Stopped {
+        /// Rounds run.
+        rounds: u64,
+    },
 }
 
 /// The policy's name as `.hb` writes it.

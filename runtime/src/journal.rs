@@ -4,6 +4,7 @@
 
 use crate::scenario::Scenario;
 use serde::{Deserialize, Serialize};
+use std::io::{BufRead, Read};
 
 /// The version of the journal format.
 pub const JOURNAL_VERSION: u32 = 1;
@@ -184,37 +185,149 @@ pub struct JournalError {
     pub reason: String,
 }
 
-/// Reads a journal's lines back.
-pub fn parse(text: &str) -> Result<(Header, Vec<Entry>), JournalError> {
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty());
-    let Some((_, first)) = lines.next() else {
-        return Err(JournalError {
-            line: 1,
-            reason: "the journal is empty".into(),
-        });
-    };
-    let header: Header = serde_json::from_str(first).map_err(|e| JournalError {
-        line: 1,
-        reason: format!("not a journal header: {e}"),
-    })?;
-    if header.journal != JOURNAL_VERSION {
-        return Err(JournalError {
-            line: 1,
-            reason: format!(
-                "journal format {} (this runtime reads {JOURNAL_VERSION})",
-                header.journal
-            ),
-        });
+/// The last line of a run that was stopped before its end (by SIGINT): every entry before it is
+/// complete, and a replay runs the same rounds and stops there too.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Interrupted {
+    /// What stopped it.
+    pub interrupted: Stop,
+}
+
+/// Where and why a run stopped early.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stop {
+    /// Rounds run (each agent not done ran one cycle per round): the run stopped before round
+    /// `rounds` began.
+    pub rounds: u64,
+    /// Why, in words (`SIGINT`).
+    pub reason: String,
+}
+
+/// A line after the header.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Line {
+    /// An entry.
+    Entry(Entry),
+    /// The run was interrupted here; nothing follows.
+    Interrupted(Stop),
+}
+
+/// The longest journal line read: 16 MiB (an entry is a few hundred bytes).
+pub const LINE_CAP: usize = 16 << 20;
+
+/// Reads a journal line by line from `R`, holding one line at a time.
+pub struct Reader<R> {
+    input: R,
+    line: usize,
+    buffer: Vec<u8>,
+    ended: bool,
+}
+
+impl<R: BufRead> Reader<R> {
+    /// Reads the header; the entries follow with [`Reader::next_line`].
+    pub fn new(input: R) -> Result<(Header, Reader<R>), JournalError> {
+        let mut reader = Reader {
+            input,
+            line: 0,
+            buffer: Vec::new(),
+            ended: false,
+        };
+        let Some(first) = reader.raw()? else {
+            return Err(JournalError {
+                line: 1,
+                reason: "the journal is empty".into(),
+            });
+        };
+        let header: Header = serde_json::from_str(&first).map_err(|e| JournalError {
+            line: reader.line,
+            reason: format!("not a journal header: {e}"),
+        })?;
+        if header.journal != JOURNAL_VERSION {
+            return Err(JournalError {
+                line: reader.line,
+                reason: format!(
+                    "journal format {} (this runtime reads {JOURNAL_VERSION})",
+                    header.journal
+                ),
+            });
+        }
+        Ok((header, reader))
     }
+
+    /// The 1-based number of the line read last.
+    pub fn line(&self) -> usize {
+        self.line
+    }
+
+    /// The next non-blank line as text, or `None` at the end.
+    fn raw(&mut self) -> Result<Option<String>, JournalError> {
+        loop {
+            self.buffer.clear();
+            let read = (&mut self.input)
+                .take(LINE_CAP as u64 + 1)
+                .read_until(b'\n', &mut self.buffer)
+                .map_err(|e| JournalError {
+                    line: self.line + 1,
+                    reason: format!("cannot read: {e}"),
+                })?;
+            if read == 0 {
+                return Ok(None);
+            }
+            self.line += 1;
+            if self.buffer.len() > LINE_CAP {
+                return Err(JournalError {
+                    line: self.line,
+                    reason: format!("the line is longer than {} MiB", LINE_CAP >> 20),
+                });
+            }
+            let text = std::str::from_utf8(&self.buffer).map_err(|_| JournalError {
+                line: self.line,
+                reason: "the line is not UTF-8 text".into(),
+            })?;
+            if !text.trim().is_empty() {
+                return Ok(Some(text.to_string()));
+            }
+        }
+    }
+
+    /// The next entry or interruption, `None` at the end.
+    pub fn next_line(&mut self) -> Option<Result<Line, JournalError>> {
+        let text = match self.raw() {
+            Ok(Some(t)) => t,
+            Ok(None) => return None,
+            Err(e) => return Some(Err(e)),
+        };
+        if self.ended {
+            return Some(Err(JournalError {
+                line: self.line,
+                reason: "a line after the one that says the run was interrupted".into(),
+            }));
+        }
+        if let Ok(i) = serde_json::from_str::<Interrupted>(&text) {
+            self.ended = true;
+            return Some(Ok(Line::Interrupted(i.interrupted)));
+        }
+        Some(
+            serde_json::from_str(&text)
+                .map(Line::Entry)
+                .map_err(|e| JournalError {
+                    line: self.line,
+                    reason: format!("not a journal entry: {e}"),
+                }),
+        )
+    }
+}
+
+/// Reads a whole journal back: its header, its entries, and where it was interrupted if it was.
+pub fn parse(text: &str) -> Result<(Header, Vec<Entry>, Option<Stop>), JournalError> {
+    let (header, mut reader) = Reader::new(text.as_bytes())?;
     let mut entries = Vec::new();
-    for (i, line) in lines {
-        entries.push(serde_json::from_str(line).map_err(|e| JournalError {
-            line: i + 1,
-            reason: format!("not a journal entry: {e}"),
-        })?);
+    let mut stop = None;
+    while let Some(line) = reader.next_line() {
+        match line? {
+            Line::Entry(e) => entries.push(e),
+            Line::Interrupted(s) => stop = Some(s),
+        }
     }
-    Ok((header, entries))
+    Ok((header, entries, stop))
 }

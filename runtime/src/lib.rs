@@ -56,7 +56,7 @@ pub mod reconsideration;
 pub mod scenario;
 
 pub use agent::{
-    AgentRun, HostContext, HostFn, HostStatus, Hosts, Intention, RunError, Status, System,
+    AgentRun, Ended, HostContext, HostFn, HostStatus, Hosts, Intention, RunError, Status, System,
 };
 pub use journal::{Entry, Event, Header};
 pub use reconsideration::Reconsideration;

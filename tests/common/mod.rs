@@ -5,9 +5,11 @@
 
 pub mod schema;
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 /// A fresh directory under the system's temporary directory, removed when dropped.
 pub struct TempDir(pub PathBuf);
@@ -96,3 +98,72 @@ pub const CLEAN_AGENT: &str = "agent Operator() : Agency
 
 /// The plan file `CLEAN_AGENT` binds.
 pub const CLEAN_PLAN: &str = "plan Produce() : Operator ≔ believe made(3)\n";
+
+/// What a bounded run of the binary did.
+pub struct Bounded {
+    /// The exit code (`None` if a signal ended it).
+    pub code: Option<i32>,
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+}
+
+/// Starts `hilbert ARGS` in the repository root, its output piped.
+pub fn spawn(args: &[&str]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_hilbert"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run the hilbert binary")
+}
+
+/// Waits for a child [`spawn`] started; fails the test if it takes over `limit` (and kills it).
+pub fn wait_within(mut child: std::process::Child, what: &str, limit: Duration) -> Bounded {
+    // Drain both pipes on threads, so a chatty child never blocks on a full pipe.
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let out = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    let err = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for hilbert") {
+            break status;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("`hilbert {what}` took over {limit:?}: killed");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Bounded {
+        code: status.code(),
+        stdout: out.join().unwrap(),
+        stderr: err.join().unwrap(),
+    }
+}
+
+/// Runs `hilbert ARGS` in the repository root; fails the test if it takes over `limit`.
+pub fn run_within(args: &[&str], limit: Duration) -> Bounded {
+    wait_within(spawn(args), &args.join(" "), limit)
+}
+
+/// The largest peak resident set, in bytes, of any child this process has waited for.
+pub fn children_peak_bytes() -> u64 {
+    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
+        .expect("getrusage");
+    // Linux reports ru_maxrss in KiB.
+    usage.max_rss() as u64 * 1024
+}
