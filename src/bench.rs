@@ -160,7 +160,11 @@ pub fn run(args: &Args) -> u8 {
         chosen = models.iter().collect();
     }
     let cores = harness::cores();
-    let jobs = if args.jobs == 0 { cores } else { args.jobs };
+    let jobs = if args.jobs == 0 {
+        cores
+    } else {
+        crate::build::cap_jobs(args.jobs)
+    };
     let peers = if args.peers {
         Some(spin::available())
     } else {

@@ -62,6 +62,26 @@ pub struct Args {
     params: Vec<hilbert_frontend::ParamSpec>,
 }
 
+/// The explorer's threads for `--jobs N`: 0 is every core; more threads than cores explore no
+/// faster (each only takes memory and a stack), so a larger N is lowered to the core count, with a
+/// note on standard error.
+pub(crate) fn cap_jobs(requested: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if requested > cores {
+        let mut err = std::io::stderr().lock();
+        let _ = std::io::Write::write_all(
+            &mut err,
+            format!(
+                "note: --jobs {requested} lowered to {cores}, the number of cores of this machine\n"
+            )
+            .as_bytes(),
+        );
+        cores
+    } else {
+        requested
+    }
+}
+
 /// A `--max-memory` size: `2G`, `512M`, `1.5GiB`, or bytes.
 fn parse_memory(text: &str) -> Result<u64, String> {
     hilbert_frontend::memory::parse_bytes(text)
@@ -318,7 +338,7 @@ pub fn run(args: &Args) -> u8 {
     let started = Instant::now();
     let limits = Limits {
         max_states: args.max_states,
-        jobs: args.jobs,
+        jobs: cap_jobs(args.jobs),
         max_memory: args
             .max_memory
             .unwrap_or_else(hilbert_frontend::memory::default_limit),

@@ -299,3 +299,29 @@ fn max_memory_takes_sizes_and_refuses_nonsense() {
     assert_eq!(network["certificate_written"], true);
     assert!(network["kernel_peak_rss_bytes"].as_u64().is_some());
 }
+
+#[test]
+fn absurd_jobs_are_lowered_to_the_core_count() {
+    // Was: --jobs 10000 aborted (no alternative stack), --jobs 100000 hung.
+    let p = project();
+    let out = p.join("out");
+    for jobs in ["10000", "100000", "99999999999"] {
+        let run = run_within(
+            &["build", &p.path(), "--jobs", jobs, "--out", &out],
+            Duration::from_secs(60),
+        );
+        assert_eq!(
+            run.code,
+            Some(0),
+            "--jobs {jobs}: {}{}",
+            run.stdout,
+            run.stderr
+        );
+        assert!(
+            run.stderr
+                .contains(&format!("note: --jobs {jobs} lowered to")),
+            "{}",
+            run.stderr
+        );
+    }
+}
