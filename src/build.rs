@@ -151,10 +151,11 @@ struct FrameWord {
     kernel_peak_bytes: Option<u64>,
 }
 
-/// The kernel's word per theorem name, whether the kernel admitted the build (an admitted
+/// The kernel's word on each theorem (in the order of `Proofs::theorems`; `None` for a theorem
+/// with no certificate, a host binding's), whether the kernel admitted the build (an admitted
 /// certificate for every network of the IR, `hilbert_kernel::check::admit_build`), the seconds
 /// the kernel took, and its word on each network's frame.
-type KernelWords = (Vec<(String, KernelWord)>, bool, f64, Vec<FrameWord>);
+type KernelWords = (Vec<Option<KernelWord>>, bool, f64, Vec<FrameWord>);
 
 /// Why the kernel refuses the certificate of a network the bound stopped.
 const TRUNCATED: &str = "the certificate lists only the states explored before a bound (--max-states, --max-memory) stopped the search, so they are not closed under the steps";
@@ -170,7 +171,7 @@ fn kernel(
 ) -> Result<KernelWords, String> {
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create `{out}`: {e}"))?;
     let started = Instant::now();
-    let mut words = Vec::new();
+    let mut words: Vec<Option<KernelWord>> = vec![None; proofs.theorems.len()];
     let mut frames = Vec::new();
     let mut tokens = Vec::new();
     let ir_bytes = ir.map(cert::ir_bytes).unwrap_or_default();
@@ -180,14 +181,14 @@ fn kernel(
     };
     // A theorem left unproved by the bound: the kernel's refusal of its truncated table is
     // expected, and said as such rather than as the state where the table stops.
-    let bounded = |name: &str| {
-        proofs.theorems.iter().any(|t| {
-            t.name == name
-                && matches!(&t.status, Status::Unproved(r) if obligations::passed_a_bound(r))
-        })
-    };
+    let bounded =
+        |t: &Theorem| matches!(&t.status, Status::Unproved(r) if obligations::passed_a_bound(r));
     for c in &proofs.certificates {
         let path = format!("{}/{}.cert", out.trim_end_matches('/'), c.name);
+        // The theorems of this network, and no other's: names repeat across networks.
+        let mine: Vec<usize> = (0..proofs.theorems.len())
+            .filter(|&i| proofs.theorems[i].network == c.name)
+            .collect();
         if let Some(why) = &c.withheld {
             // Not a certificate of an earlier build either: it would not be of these sources.
             match std::fs::remove_file(&path) {
@@ -200,8 +201,8 @@ fn kernel(
                 reason: Some(why.clone()),
                 certificate: None,
             };
-            for name in &c.theorems {
-                words.push((name.clone(), word.clone()));
+            for &i in &mine {
+                words[i] = Some(word.clone());
             }
             frames.push(FrameWord {
                 network: c.name.clone(),
@@ -231,7 +232,9 @@ fn kernel(
                 reason: None,
                 certificate: Some(path.clone()),
             },
-            (None, Some((_, Verdict::Refused(r)))) if c.theorems.iter().any(|n| bounded(n)) => {
+            (None, Some((_, Verdict::Refused(r))))
+                if mine.iter().any(|&i| bounded(&proofs.theorems[i])) =>
+            {
                 KernelWord {
                     admitted: false,
                     reason: Some(format!("{}: {TRUNCATED}", r.rule)),
@@ -259,8 +262,20 @@ fn kernel(
             kernel_seconds,
             kernel_peak_bytes,
         });
-        for name in &c.theorems {
-            let verdict = report.obligations.iter().find(|(n, _)| n == name);
+        for (k, &i) in mine.iter().enumerate() {
+            let t = &proofs.theorems[i];
+            // The kernel's obligations come in the order of the network's theorems; a name
+            // that repeats within the network (two release rules of one desire) is matched
+            // occurrence by occurrence.
+            let nth = mine[..k]
+                .iter()
+                .filter(|&&j| proofs.theorems[j].name == t.name)
+                .count();
+            let verdict = report
+                .obligations
+                .iter()
+                .filter(|(n, _)| *n == t.name)
+                .nth(nth);
             let word = match (&report.invalid, verdict) {
                 (Some(why), _) => KernelWord {
                     admitted: false,
@@ -272,7 +287,7 @@ fn kernel(
                     reason: None,
                     certificate: Some(path.clone()),
                 },
-                (None, Some((_, Verdict::Refused(r)))) if bounded(name) => KernelWord {
+                (None, Some((_, Verdict::Refused(r)))) if bounded(t) => KernelWord {
                     admitted: false,
                     reason: Some(format!("{}: {TRUNCATED}", r.rule)),
                     certificate: Some(path.clone()),
@@ -288,7 +303,7 @@ fn kernel(
                     certificate: Some(path.clone()),
                 },
             };
-            words.push((name.clone(), word));
+            words[i] = Some(word);
         }
     }
     let all = match ir {
@@ -393,10 +408,7 @@ pub fn run(args: &Args) -> u8 {
     let admitted = summary.errors == 0
         && !(args.deny_warnings && summary.warnings > 0)
         && all_certificates
-        && proofs
-            .theorems
-            .iter()
-            .all(|t| words.iter().any(|(n, w)| *n == t.name && w.admitted));
+        && words.iter().all(|w| w.as_ref().is_some_and(|w| w.admitted));
     let text = match args.format {
         Format::Human => human(
             &loaded.sources,
@@ -420,7 +432,11 @@ pub fn run(args: &Args) -> u8 {
             kernel_seconds,
             limits.max_memory,
         ),
-        Format::Sarif => sarif::report(&loaded.sources, &diagnostics),
+        Format::Sarif => sarif::build_report(
+            &loaded.sources,
+            &diagnostics,
+            &sarif_theorems(&proofs, &words, &checked.program),
+        ),
     };
     output::stdout(&text);
     if bounded {
@@ -430,16 +446,12 @@ pub fn run(args: &Args) -> u8 {
     u8::from(!admitted)
 }
 
-fn word<'a>(words: &'a [(String, KernelWord)], name: &str) -> Option<&'a KernelWord> {
-    words.iter().find(|(n, _)| n == name).map(|(_, w)| w)
-}
-
 #[allow(clippy::too_many_arguments)]
 fn human(
     sources: &SourceMap,
     diagnostics: &[Diagnostic],
     proofs: &Proofs,
-    words: &[(String, KernelWord)],
+    words: &[Option<KernelWord>],
     frames: &[FrameWord],
     admitted: bool,
     summary: Summary,
@@ -455,21 +467,17 @@ fn human(
         text.push_str(&summary.render(args.deny_warnings, color));
         return text;
     }
-    let width = proofs
-        .theorems
-        .iter()
-        .map(|t| t.name.chars().count())
-        .max()
-        .unwrap_or(0);
-    for t in &proofs.theorems {
+    let labels = theorem_labels(&proofs.theorems);
+    let width = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+    for ((t, label), word) in proofs.theorems.iter().zip(&labels).zip(words) {
         text.push_str(&format!(
             "theorem {:width$} : {}\n",
-            t.name,
+            label,
             t.statement,
             width = width
         ));
         let counts = format!("{} states, {} transitions", t.states, t.transitions);
-        let kernel = match word(words, &t.name) {
+        let kernel = match word {
             Some(w) if w.admitted => "kernel: admitted".to_string(),
             Some(w) if w.certificate.is_none() => format!(
                 "kernel: not asked ({})",
@@ -556,6 +564,27 @@ fn human(
     text
 }
 
+/// How the human report names each theorem: by its name alone when every theorem is of one
+/// network, and otherwise as `Agent.Binding: Name`, since names repeat across networks (two
+/// agents' `plan Run` both have a `Run_no_deadlock`).
+fn theorem_labels(theorems: &[Theorem]) -> Vec<String> {
+    let one_network = theorems.windows(2).all(|w| w[0].network == w[1].network);
+    theorems
+        .iter()
+        .map(|t| {
+            if one_network {
+                t.name.clone()
+            } else {
+                format!("{}: {}", t.network, t.name)
+            }
+        })
+        .collect()
+}
+
+/// At most this many belief changes of one counterexample step are shown in the human report;
+/// the rest are counted (`… and N more`). The JSON report lists them all.
+const SHOWN_CHANGES: usize = 16;
+
 /// A counterexample as numbered steps, with the cycle marked.
 fn show_counterexample(cex: &Counterexample) -> String {
     let mut text = String::from("  counterexample, from the scene:\n");
@@ -566,8 +595,17 @@ fn show_counterexample(cex: &Counterexample) -> String {
         if cex.cycle_from == Some(i) {
             text.push_str("    -- the cycle starts here and repeats forever --\n");
         }
-        let mut changes: Vec<String> = s.beliefs_added.iter().map(|a| format!("+{a}")).collect();
-        changes.extend(s.beliefs_removed.iter().map(|a| format!("-{a}")));
+        let total = s.beliefs_added.len() + s.beliefs_removed.len();
+        let mut changes: Vec<String> = s
+            .beliefs_added
+            .iter()
+            .map(|a| format!("+{a}"))
+            .chain(s.beliefs_removed.iter().map(|a| format!("-{a}")))
+            .take(SHOWN_CHANGES)
+            .collect();
+        if total > SHOWN_CHANGES {
+            changes.push(format!("… and {} more", total - SHOWN_CHANGES));
+        }
         let changes = if changes.is_empty() {
             String::new()
         } else {
@@ -583,6 +621,66 @@ fn show_counterexample(cex: &Counterexample) -> String {
     }
     text.push_str(&format!("    => {}\n", cex.conclusion));
     text
+}
+
+/// Every theorem the kernel did not admit, of every network, as a result of the SARIF log,
+/// located at its network's binding.
+fn sarif_theorems(
+    proofs: &Proofs,
+    words: &[Option<KernelWord>],
+    program: &hilbert_frontend::check::Program,
+) -> Vec<sarif::TheoremResult> {
+    let binding = |network: &str| {
+        program.agents.iter().find_map(|a| {
+            a.bindings
+                .iter()
+                .find(|b| format!("{}.{}", a.name, b.name) == network)
+                .map(|b| b.span)
+        })
+    };
+    proofs
+        .theorems
+        .iter()
+        .zip(words)
+        .filter(|(_, w)| !w.as_ref().is_some_and(|w| w.admitted))
+        .map(|(t, w)| {
+            let kernel_reason = match w {
+                Some(w) => w.reason.clone(),
+                None => Some("no certificate: the plan cannot be explored".to_string()),
+            };
+            let (rule, why) = match &t.status {
+                Status::Refuted(c) => (
+                    sarif::TheoremRule::Refuted,
+                    format!(
+                        "is refuted: {} (a counterexample of {} step{} from the scene)",
+                        c.conclusion,
+                        c.steps.len(),
+                        if c.steps.len() == 1 { "" } else { "s" }
+                    ),
+                ),
+                Status::Unproved(r) => (sarif::TheoremRule::Unproved, format!("is unproved: {r}")),
+                Status::Proved => (
+                    sarif::TheoremRule::Refused,
+                    format!(
+                        "was proved, but the kernel refused it: {}",
+                        kernel_reason.as_deref().unwrap_or("no reason given")
+                    ),
+                ),
+            };
+            sarif::TheoremResult {
+                rule,
+                message: format!("theorem {}: {} {why}", t.network, t.name),
+                span: binding(&t.network),
+                properties: serde_json::json!({
+                    "network": t.network,
+                    "theorem": t.name,
+                    "statement": t.statement,
+                    "status": t.status.word(),
+                    "kernel_reason": kernel_reason,
+                }),
+            }
+        })
+        .collect()
 }
 
 #[derive(Serialize)]
@@ -608,6 +706,8 @@ struct FrameJson<'a> {
 
 #[derive(Serialize)]
 struct TheoremJson<'a> {
+    /// `Agent.Binding`: theorem names repeat across networks.
+    network: &'a str,
     name: &'a str,
     statement: &'a str,
     status: &'static str,
@@ -692,9 +792,9 @@ fn network_stats<'a>(proofs: &'a Proofs, frames: &[FrameWord]) -> Vec<NetworkSta
         .collect()
 }
 
-fn theorem<'a>(t: &'a Theorem, words: &[(String, KernelWord)]) -> TheoremJson<'a> {
-    let w = word(words, &t.name);
+fn theorem<'a>(t: &'a Theorem, w: Option<&KernelWord>) -> TheoremJson<'a> {
     TheoremJson {
+        network: &t.network,
         name: &t.name,
         statement: &t.statement,
         status: t.status.word(),
@@ -740,7 +840,7 @@ fn json(
     inputs: &[Input],
     diagnostics: &[Diagnostic],
     proofs: &Proofs,
-    words: &[(String, KernelWord)],
+    words: &[Option<KernelWord>],
     frames: &[FrameWord],
     admitted: bool,
     explore_seconds: f64,
@@ -756,7 +856,12 @@ fn json(
             .iter()
             .map(|d| crate::json::diagnostic_value(sources, d))
             .collect(),
-        theorems: proofs.theorems.iter().map(|t| theorem(t, words)).collect(),
+        theorems: proofs
+            .theorems
+            .iter()
+            .zip(words)
+            .map(|(t, w)| theorem(t, w.as_ref()))
+            .collect(),
         frames: frames
             .iter()
             .map(|f| FrameJson {

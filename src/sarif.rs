@@ -1,10 +1,12 @@
 //! `--format sarif`: a SARIF 2.1.0 log with one run. Each reported code is a rule, described from
 //! the explanation registry (its markdown is the rule's help); each diagnostic is a result, with
-//! its secondary labels as related locations. Columns count Unicode code points and end columns
-//! are exclusive, as in SARIF's own convention.
+//! its secondary labels as related locations. A build's log also has a result for every theorem
+//! the kernel did not admit, of every network (rules `theorem-refuted`, `theorem-unproved`,
+//! `theorem-refused`), located at the network's binding. Columns count Unicode code points and
+//! end columns are exclusive, as in SARIF's own convention.
 
 use crate::check::{Location, locate};
-use hilbert_frontend::{Code, Diagnostic, Severity, SourceMap, explain};
+use hilbert_frontend::{Code, Diagnostic, Severity, SourceMap, Span, explain};
 use serde_json::{Value, json};
 
 /// The SARIF schema this log follows.
@@ -13,23 +15,113 @@ pub const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 /// Where people can read about the tool.
 const INFORMATION_URI: &str = env!("CARGO_PKG_REPOSITORY");
 
+/// What became of a theorem the kernel did not admit: the three rules of a build's log.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum TheoremRule {
+    /// A counterexample shows it false.
+    Refuted,
+    /// Not decided (a bound, host code, a parameter without a value).
+    Unproved,
+    /// The frontend proved it, but the kernel refused its witness.
+    Refused,
+}
+
+impl TheoremRule {
+    fn id(self) -> &'static str {
+        match self {
+            TheoremRule::Refuted => "theorem-refuted",
+            TheoremRule::Unproved => "theorem-unproved",
+            TheoremRule::Refused => "theorem-refused",
+        }
+    }
+
+    fn rule(self) -> Value {
+        let (title, full, help) = match self {
+            TheoremRule::Refuted => (
+                "a theorem is refuted",
+                "The build found a counterexample: a path from the plan's scene that shows the theorem false (a deadlock, a desire that is not reached, an abort handler that does not finish, or a tell that is not feasible). The build is not admitted.",
+                "`hilbert build --format human` (or `json`) shows the counterexample step by step; change the plan or the agent so that the theorem holds.",
+            ),
+            TheoremRule::Unproved => (
+                "a theorem is unproved",
+                "The build could not decide the theorem: the exploration passed a bound (--max-states, --max-memory), the binding runs host code, or it reads an agent parameter with no value. The build is not admitted.",
+                "The result's message says why; raise the bound, pass the parameter with --param, or bind a plan the compiler can explore.",
+            ),
+            TheoremRule::Refused => (
+                "the kernel refused a theorem the frontend proved",
+                "The frontend proved the theorem, but the kernel, re-checking the certificate with its own semantics, refused its witness. Only the kernel admits a build, so it is not admitted.",
+                "The result's message gives the kernel's rule and reason; `hilbert verify CERT` re-checks the certificate on its own.",
+            ),
+        };
+        json!({
+            "id": self.id(),
+            "shortDescription": {"text": title},
+            "fullDescription": {"text": full},
+            "help": {
+                "text": format!("{full}\n\n{help}"),
+                "markdown": format!("# {}: {title}\n\n{full}\n\n{help}\n", self.id()),
+            },
+            "defaultConfiguration": {"level": "error"},
+        })
+    }
+}
+
+/// A theorem the kernel did not admit, as a result of a build's log.
+pub struct TheoremResult {
+    /// Which rule.
+    pub rule: TheoremRule,
+    /// What the result says (the network, the theorem and why).
+    pub message: String,
+    /// Where the network's binding is written (`plan Go ↦ P1.Run`).
+    pub span: Option<Span>,
+    /// The result's property bag: the network, the theorem and its status.
+    pub properties: Value,
+}
+
 /// The log as pretty-printed JSON, ending with a newline.
 pub fn report(sources: &SourceMap, diagnostics: &[Diagnostic]) -> String {
+    build_report(sources, diagnostics, &[])
+}
+
+/// A build's log: the diagnostics, then one result per theorem the kernel did not admit.
+pub fn build_report(
+    sources: &SourceMap,
+    diagnostics: &[Diagnostic],
+    theorems: &[TheoremResult],
+) -> String {
     let mut codes: Vec<(Code, Severity)> =
         diagnostics.iter().map(|d| (d.code, d.severity)).collect();
     codes.sort();
     codes.dedup_by_key(|(c, _)| *c);
-    let rules: Vec<Value> = codes
+    let mut rules: Vec<Value> = codes
         .iter()
         .map(|&(code, severity)| rule(code, severity))
         .collect();
-    let results: Vec<Value> = diagnostics
+    let mut results: Vec<Value> = diagnostics
         .iter()
         .map(|d| {
             let index = codes.iter().position(|(c, _)| *c == d.code).unwrap_or(0);
             result(sources, d, index)
         })
         .collect();
+    let mut theorem_rules: Vec<TheoremRule> = theorems.iter().map(|t| t.rule).collect();
+    theorem_rules.sort();
+    theorem_rules.dedup();
+    rules.extend(theorem_rules.iter().map(|r| r.rule()));
+    for t in theorems {
+        let index = codes.len() + theorem_rules.iter().position(|r| *r == t.rule).unwrap_or(0);
+        let mut result = json!({
+            "ruleId": t.rule.id(),
+            "ruleIndex": index,
+            "level": "error",
+            "message": {"text": t.message},
+            "properties": t.properties,
+        });
+        if let Some(span) = t.span {
+            result["locations"] = json!([{"physicalLocation": physical(&locate(sources, span))}]);
+        }
+        results.push(result);
+    }
     let log = json!({
         "$schema": SCHEMA,
         "version": "2.1.0",

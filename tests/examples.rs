@@ -317,3 +317,257 @@ fn theorem_statements_keep_the_atoms_arguments() {
         "{release}"
     );
 }
+
+/// Two agents whose plan files each define `plan Run`: both networks have a `Run_no_deadlock`
+/// and a `Go_live_Done`, proved for A0.Go and refuted for A1.Go (its `Run` waits on a channel
+/// nobody sends on). Every theorem of every network is reported, each with its own kernel word;
+/// the build used to keep one theorem per name, so A1.Go's refuted ones vanished from the report
+/// (`2 theorems: 2 proved, 0 refuted`, and `not admitted` with no counterexample).
+#[test]
+fn theorems_of_two_networks_with_one_name_are_each_reported() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let case = "tests/cases/two-agents-one-plan-name";
+    let out = std::env::temp_dir().join(format!("hilbert-two-networks-{}", std::process::id()));
+    let build = |format: &str| {
+        common::hilbert(
+            &[
+                "build",
+                case,
+                "--format",
+                format,
+                "--out",
+                &out.to_string_lossy(),
+            ],
+            Some(root),
+        )
+    };
+
+    let human = build("human");
+    assert_eq!(human.code, Some(1), "{}", human.stdout);
+    let lines: Vec<&str> = human.stdout.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with("theorem A1.Go: Run_no_deadlock "))
+        .unwrap_or_else(|| panic!("no theorem of A1.Go:\n{}", human.stdout));
+    assert_eq!(
+        lines[at],
+        "theorem A1.Go: Run_no_deadlock : ∀ w, runReachable(w) ⇒ progress(w)"
+    );
+    assert!(
+        lines[at + 1].starts_with("  refuted (1 states, 0 transitions); kernel: refused ("),
+        "{}",
+        lines[at + 1]
+    );
+    assert_eq!(lines[at + 2], "  counterexample, from the scene:");
+    assert_eq!(lines[at + 3], "    (the scene's first state)");
+    assert_eq!(
+        lines[at + 4],
+        "    => deadlock: no process can move and the plan has not finished"
+    );
+    for theorem in [
+        "theorem A0.Go: Run_no_deadlock : ",
+        "theorem A0.Go: Go_live_Done    : ",
+        "theorem A1.Go: Go_live_Done    : ",
+    ] {
+        assert_eq!(
+            lines.iter().filter(|l| l.starts_with(theorem)).count(),
+            1,
+            "{theorem}\n{}",
+            human.stdout
+        );
+    }
+    assert!(
+        human
+            .stdout
+            .contains("\n4 theorems: 2 proved, 2 refuted, 0 unproved; 0 warnings\nnot admitted: "),
+        "{}",
+        human.stdout
+    );
+
+    let json = build("json");
+    assert_eq!(json.code, Some(1));
+    let r: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let got: Vec<(&str, &str, &str, &str)> = r["theorems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["network"].as_str().unwrap(),
+                t["name"].as_str().unwrap(),
+                t["status"].as_str().unwrap(),
+                t["kernel"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("A0.Go", "Run_no_deadlock", "proved", "admitted"),
+            ("A0.Go", "Go_live_Done", "proved", "admitted"),
+            ("A1.Go", "Run_no_deadlock", "refuted", "refused"),
+            ("A1.Go", "Go_live_Done", "refuted", "refused"),
+        ]
+    );
+    let a1 = &r["theorems"][2];
+    assert_eq!(
+        a1["counterexample"]["conclusion"],
+        "deadlock: no process can move and the plan has not finished"
+    );
+    assert_eq!(a1["counterexample"]["steps"], serde_json::json!([]));
+    assert_eq!(
+        (a1["states"].as_u64(), a1["transitions"].as_u64()),
+        (Some(1), Some(0))
+    );
+    assert!(
+        a1["kernel_reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("invariant.progress"),
+        "{a1}"
+    );
+    assert!(
+        a1["certificate"].as_str().unwrap().ends_with("/A1.Go.cert"),
+        "{a1}"
+    );
+    assert!(
+        r["theorems"][0]["certificate"]
+            .as_str()
+            .unwrap()
+            .ends_with("/A0.Go.cert")
+    );
+    assert_eq!(r["admitted"], false);
+
+    // SARIF: a result for each theorem the kernel did not admit, of A1.Go, at its binding.
+    let sarif = build("sarif");
+    assert_eq!(sarif.code, Some(1));
+    let log: serde_json::Value = serde_json::from_str(&sarif.stdout).unwrap();
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    let got: Vec<(&str, &str, &str)> = results
+        .iter()
+        .map(|r| {
+            (
+                r["ruleId"].as_str().unwrap(),
+                r["properties"]["network"].as_str().unwrap(),
+                r["properties"]["theorem"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("theorem-refuted", "A1.Go", "Run_no_deadlock"),
+            ("theorem-refuted", "A1.Go", "Go_live_Done"),
+        ]
+    );
+    let rules = log["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap();
+    for result in results {
+        let rule = &rules[result["ruleIndex"].as_u64().unwrap() as usize];
+        assert_eq!(rule["id"], result["ruleId"]);
+        let uri = &result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"];
+        assert!(uri.as_str().unwrap().ends_with("A1.ha"), "{uri}");
+        assert!(
+            result["message"]["text"]
+                .as_str()
+                .unwrap()
+                .starts_with("theorem A1.Go: "),
+            "{result}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// A counterexample step that changes very many beliefs (here one step believes 200) shows the
+/// first 16 changes in the human report and counts the rest; the JSON report lists them all.
+#[test]
+fn a_step_with_many_belief_changes_is_capped_in_the_human_report() {
+    let agent = "agent M : Agency\n{\n  belief s(n: Int)\n  desire Done reachable by [Go]\n  commit single_minded\n  attention Main initially\n  intend Go for Done when ¬ B(self) s(0)\n  achieved Done when B(self) s(0)\n  plan Go ↦ Many.Run\n}\n";
+    let believes: Vec<String> = (1..=200).map(|i| format!("believe s({i})")).collect();
+    let plans = format!(
+        "plan Run() : M\n{{\n  c : chan Int\n  body ≔ {} ;\n    x ← c ;\n    believe s(0)\n}}\n",
+        believes.join(" ;\n    ")
+    );
+    let dir =
+        common::TempDir::with_files(&[("M.ha", agent.as_bytes()), ("Many.hk", plans.as_bytes())]);
+    let out = dir.join("out");
+    let human = common::hilbert(&["build", &dir.path(), "--out", &out], None);
+    assert_eq!(human.code, Some(1), "{}", human.stdout);
+    // One network: theorems are named without it, as before.
+    assert!(
+        human
+            .stdout
+            .starts_with("theorem Run_no_deadlock : ∀ w, runReachable(w) ⇒ progress(w)\n"),
+        "{}",
+        human.stdout
+    );
+    let shown: String = (1..=16).map(|i| format!(" +s({i})")).collect();
+    let step = format!("      1. Run: τ  {shown} … and 184 more");
+    let steps: Vec<&str> = human
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("      1. "))
+        .collect();
+    // The counterexamples of Run_no_deadlock and Go_live_Done.
+    assert_eq!(steps, [step.as_str(), step.as_str()], "{}", human.stdout);
+    assert!(human.stdout.lines().all(|l| l.len() < 400));
+
+    let json = common::hilbert(
+        &["build", &dir.path(), "--out", &out, "--format", "json"],
+        None,
+    );
+    let r: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let added = r["theorems"][0]["counterexample"]["steps"][0]["beliefs_added"]
+        .as_array()
+        .unwrap();
+    assert_eq!(added.len(), 200);
+    assert_eq!(added[199], "s(200)");
+}
+
+/// Two `impossible` rules of one desire give two release theorems of one name in one network:
+/// both are listed (their statements tell them apart), each with the kernel's word on its own
+/// obligation. The build used to keep the first of each name.
+#[test]
+fn two_release_theorems_of_one_name_in_one_network_are_both_listed() {
+    let agent = "agent R : Agency\n{\n  belief s(n: Int)\n  belief leak(n: Int)\n  desire Done reachable by [Go]\n  commit single_minded\n  attention Main initially\n  intend Go for Done when ¬ B(self) s(0)\n  achieved Done when B(self) s(0)\n  impossible Done when B(self) leak(1) because \"one\"\n  impossible Done when B(self) leak(2) because \"two\"\n  plan Go ↦ P.Run\n}\n";
+    let plans = "plan Run() : R ≔ believe leak(1) ; believe leak(2) ; believe s(0)\n";
+    let dir =
+        common::TempDir::with_files(&[("R.ha", agent.as_bytes()), ("P.hk", plans.as_bytes())]);
+    let out = dir.join("out");
+    let run = common::hilbert(
+        &["build", &dir.path(), "--out", &out, "--format", "json"],
+        None,
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stdout);
+    let r: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let released: Vec<(&str, &str, &str)> = r["theorems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["name"] == "Go_released_Done")
+        .map(|t| {
+            (
+                t["network"].as_str().unwrap(),
+                t["statement"].as_str().unwrap(),
+                t["kernel"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        released,
+        [
+            (
+                "R.Go",
+                "∀ w, runReachable(w) ∧ (w ⊨ B(self) leak(1)) ⇒ inevitable(abort(w), finished)",
+                "admitted"
+            ),
+            (
+                "R.Go",
+                "∀ w, runReachable(w) ∧ (w ⊨ B(self) leak(2)) ⇒ inevitable(abort(w), finished)",
+                "admitted"
+            ),
+        ]
+    );
+    assert_eq!(r["theorems"].as_array().unwrap().len(), 4);
+}

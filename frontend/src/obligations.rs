@@ -155,10 +155,15 @@ pub struct Counterexample {
     pub conclusion: String,
 }
 
-/// A theorem of the build.
+/// A theorem of the build, known by its network and its name together: names repeat across
+/// networks (two agents whose plan files each define `plan Run` both have a `Run_no_deadlock`,
+/// and so do two bindings of one plan), and each network's theorems are its own certificate's.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Theorem {
-    /// Its name (`Produce_no_deadlock`).
+    /// The network it is of: `Agent.Binding`, the name of its certificate (a host binding's
+    /// theorems too, though it has no certificate).
+    pub network: String,
+    /// Its name within the network (`Produce_no_deadlock`).
     pub name: String,
     /// What it states.
     pub statement: String,
@@ -276,6 +281,7 @@ pub fn prove_using(
                 if let BindingTarget::Host(h) = &binding.target {
                     for &di in &desires {
                         proofs.theorems.push(Theorem {
+                            network: format!("{}.{}", agent.name, binding.name),
                             name: format!("{}_live_{}", binding.name, agent.desires[di].name),
                             statement: format!(
                                 "inevitable(scene(call(host.{h}), empty), {})",
@@ -326,6 +332,7 @@ pub fn prove_using(
                 })
             });
             let lc = lower_camel(&plan_name);
+            let network = format!("{}.{}", agent.name, binding.name);
             let counts = (graph.len(), graph.transitions());
             let first_theorem = proofs.theorems.len();
 
@@ -341,6 +348,7 @@ pub fn prove_using(
                 },
             };
             proofs.theorems.push(Theorem {
+                network: network.clone(),
                 name: format!("{plan_name}_no_deadlock"),
                 statement: format!("∀ w, {lc}Reachable(w) ⇒ progress(w)"),
                 status,
@@ -374,6 +382,7 @@ pub fn prove_using(
                     }
                 };
                 proofs.theorems.push(Theorem {
+                    network: network.clone(),
                     name: format!("{}_live_{}", binding.name, desire.name),
                     statement: format!("inevitable(scene(call({plan_name}), empty), {goal})"),
                     status,
@@ -425,6 +434,7 @@ pub fn prove_using(
                         release(ir, net, &sem, &explored, &atom, limits, explorer)
                     };
                     proofs.theorems.push(Theorem {
+                        network: network.clone(),
                         name,
                         statement: format!(
                             "∀ w, {lc}Reachable(w) ∧ (w ⊨ B(self) {atom_text}) ⇒ inevitable(abort(w), finished)"
@@ -467,6 +477,7 @@ pub fn prove_using(
                         tell_feasible(ir, net, graph, ir::PlanId(pi as u32), n)
                     };
                     proofs.theorems.push(Theorem {
+                        network: network.clone(),
                         name: format!("{}_tell_feasible_{n}", code.name),
                         statement: format!(
                             "∀ w, {lc}Reachable(w) ∧ tells_{n}(w) ⇒ B(self) {pred} ∧ ¬B(self) B({j}) {pred}"
@@ -502,7 +513,7 @@ pub fn prove_using(
             };
             proofs.certify_seconds += clock.elapsed().as_secs_f64();
             proofs.certificates.push(NetworkCertificate {
-                name: format!("{}.{}", agent.name, binding.name),
+                name: network,
                 theorems,
                 frame: hilbert_kernel::check::obligations(ir, net_index as usize)
                     .unwrap_or_default()
@@ -519,14 +530,9 @@ pub fn prove_using(
             });
         }
     }
-    dedup_theorems(&mut proofs.theorems);
+    // Every theorem is kept: names repeat across networks (two agents' `plan Run`, two bindings
+    // of one plan), and each network's theorems are its certificate's, refuted or not.
     proofs
-}
-
-/// Two bindings of one plan give the same theorems once.
-fn dedup_theorems(theorems: &mut Vec<Theorem>) {
-    let mut seen = BTreeSet::new();
-    theorems.retain(|t| seen.insert(t.name.clone()));
 }
 
 /// When the search stopped at the bound, whether the last state it reached holds a large
