@@ -554,7 +554,7 @@ impl<'a> Lowerer<'a> {
 
     /// Finds a plan by name in the file of `r` (calls name plans of their own file).
     fn plan_in_file(&self, file: FileId, name: &str) -> Option<check::PlanRef> {
-        let info = self.program.plan_files.iter().find(|f| f.file == file)?;
+        let info = self.program.plan_file_of(file)?;
         let index = info
             .plans
             .iter()

@@ -73,9 +73,15 @@ fn flip_flopping_attention_rules_break_4_and_5() {
         [("HA0058", true, false), ("HA0058", false, true)],
         "{f:?}"
     );
-    assert!(f[0].2.iter().any(|n| n.contains(
-        "w = {} attending Producing; u = {} attending Resting; v = {} attending Producing"
-    )));
+    // Either witness breaks 4: w and v attend to one thing and u to the other (Z3 picks).
+    assert!(
+        f[0].2.iter().any(|n| n.contains(
+            "w = {} attending Producing; u = {} attending Resting; v = {} attending Producing"
+        ) || n.contains(
+            "w = {} attending Resting; u = {} attending Producing; v = {} attending Resting"
+        )),
+        "{f:?}"
+    );
 }
 
 #[test]

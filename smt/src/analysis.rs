@@ -130,7 +130,7 @@ pub fn satisfiable(
     if u.gave_up() {
         return None;
     }
-    let (answer, _) = log.check(name, question, &assertions);
+    let answer = log.check(name, question, &assertions);
     match answer {
         Answer::Sat => Some(true),
         Answer::Unsat if u.exact => Some(false),

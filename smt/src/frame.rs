@@ -255,10 +255,10 @@ impl Ctx<'_, '_> {
         } else if universe.gave_up() {
             "the encoding of the conditions passed its budget".to_string()
         } else {
-            let (answer, solver) = self.log.check(name, question, &assertions);
+            let (answer, model) = self.log.check_model(name, question, &assertions);
             match answer {
                 Answer::Sat => {
-                    let Some(model) = solver.get_model() else {
+                    let Some(model) = model else {
                         return Found::Unknown("Z3 answered sat without a model".into());
                     };
                     let texts = worlds
@@ -288,11 +288,7 @@ impl Ctx<'_, '_> {
         let mut assertions = constraints;
         assertions.extend(build(&abs, &worlds));
         let q = format!("{question} (every condition a free Boolean)");
-        match self
-            .log
-            .check(&format!("{name}.abstract"), &q, &assertions)
-            .0
-        {
+        match self.log.check(&format!("{name}.abstract"), &q, &assertions) {
             Answer::Unsat => Found::Unsat,
             Answer::Sat => Found::Unknown(format!(
                 "{why}, and with the conditions as free Booleans the query is satisfiable"

@@ -23,9 +23,17 @@ pub mod frame;
 pub mod normal;
 pub mod ranking;
 
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 use std::sync::mpsc;
 use std::time::Duration;
-use z3::{Context, SatResult, Solver, ast::Bool};
+use z3::{Context, Model, SatResult, Solver, ast::Bool};
+
+thread_local! {
+    /// The solver this thread's queries share (see [`Log::check`]).
+    static SOLVER: RefCell<Option<Solver>> = const { RefCell::new(None) };
+}
 
 /// How Z3 is run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,6 +103,19 @@ pub struct Log {
     pub queries: Vec<Query>,
     /// The options every query runs with.
     pub options: Options,
+    /// Every name given so far, so that a repeated name gets the next free suffix without a
+    /// scan of every query (a project of 10,000 agents asks some 90,000).
+    names: HashSet<String>,
+    /// Each query asked so far, by its assertions.
+    answers: HashMap<Vec<Bool>, Cached>,
+}
+
+/// What a query got: its answer, its model (when one was asked for) and its text.
+#[derive(Debug)]
+struct Cached {
+    answer: Answer,
+    model: Option<Rc<Model>>,
+    smt2: String,
 }
 
 impl Log {
@@ -103,22 +124,91 @@ impl Log {
         Log {
             queries: Vec::new(),
             options,
+            names: Default::default(),
+            answers: Default::default(),
         }
     }
 
-    /// Asks Z3 whether the conjunction of `assertions` is satisfiable, records the query, and
-    /// returns the answer with a solver holding the model (when `sat`).
-    pub fn check(&mut self, name: &str, question: &str, assertions: &[Bool]) -> (Answer, Solver) {
-        let solver = Solver::new();
+    /// Asks Z3 whether the conjunction of `assertions` is satisfiable and records the query.
+    pub fn check(&mut self, name: &str, question: &str, assertions: &[Bool]) -> Answer {
+        self.ask(name, question, assertions, false).0
+    }
+
+    /// As [`Log::check`], and returns the model when the answer is `sat`.
+    pub fn check_model(
+        &mut self,
+        name: &str,
+        question: &str,
+        assertions: &[Bool],
+    ) -> (Answer, Option<Rc<Model>>) {
+        self.ask(name, question, assertions, true)
+    }
+
+    /// One solver per thread serves every query, each in a scope of its own (`push`, assert,
+    /// check, `pop`): making a Z3 solver costs about 3 ms of parameter set-up, far more than
+    /// deciding the small queries the analyses ask, and a project of 10,000 agents asks some
+    /// 90,000 of them. A solver whose check answered `unknown` (it may have been interrupted)
+    /// is dropped, so nothing of an abandoned search carries over into the next query.
+    ///
+    /// A query asked before gets the answer, model and text it got then. Z3 hash-conses its
+    /// terms, so the same assertions are the same term objects: the cache is keyed by them (and
+    /// holds them, so that no other term can take their identity). Agents written from one
+    /// template ask the same queries over and over; printing a query's SMT-LIB text costs more
+    /// than deciding it, so a repeated query is neither printed nor solved again.
+    fn ask(
+        &mut self,
+        name: &str,
+        question: &str,
+        assertions: &[Bool],
+        want_model: bool,
+    ) -> (Answer, Option<Rc<Model>>) {
+        let key = assertions.to_vec();
+        let hit = self
+            .answers
+            .get(&key)
+            .filter(|c| !want_model || c.answer != Answer::Sat || c.model.is_some());
+        let (answer, model, smt2) = match hit {
+            Some(c) => (c.answer.clone(), c.model.clone(), c.smt2.clone()),
+            None => {
+                let solver = SOLVER.with(|s| s.borrow_mut().take()).unwrap_or_default();
+                solver.push();
+                for a in assertions {
+                    solver.assert(a);
+                }
+                let smt2 = solver.to_smt2();
+                let (answer, model) = self.solve(solver, want_model);
+                let cached = Cached {
+                    answer: answer.clone(),
+                    model: model.clone(),
+                    smt2: smt2.clone(),
+                };
+                self.answers.insert(key, cached);
+                (answer, model, smt2)
+            }
+        };
+        let mut unique = name.to_string();
+        let mut k = 2;
+        while self.names.contains(&unique) {
+            unique = format!("{name}-{k}");
+            k += 1;
+        }
+        self.names.insert(unique.clone());
+        self.queries.push(Query {
+            name: unique,
+            question: question.to_string(),
+            smt2,
+            answer: answer.clone(),
+        });
+        (answer, model)
+    }
+
+    /// Checks the assertions in `solver`'s top scope, under the watchdog, and hands the solver
+    /// back for the next query unless the answer was `unknown`.
+    fn solve(&self, solver: Solver, want_model: bool) -> (Answer, Option<Rc<Model>>) {
         // Z3 4.8.12's own `timeout` parameter can deadlock in its timer when it fires during
         // nonlinear arithmetic (seen on Fermat's x³ + y³ = z³); the timeout is enforced by the
-        // watchdog below instead.
-        for a in assertions {
-            solver.assert(a);
-        }
-        let smt2 = solver.to_smt2();
-        // The watchdog interrupts the context when the time is up: the check then answers
-        // `unknown` ("canceled"), which proves nothing.
+        // watchdog below instead. It interrupts the context when the time is up: the check then
+        // answers `unknown` ("canceled"), which proves nothing.
         let ctx = Context::thread_local();
         let handle = ctx.handle();
         let timeout = Duration::from_millis(u64::from(self.options.timeout_ms.max(1)) + 50);
@@ -133,28 +223,29 @@ impl Log {
             let _ = done.send(());
             r
         });
-        let answer = match result {
-            SatResult::Sat => Answer::Sat,
-            SatResult::Unsat => Answer::Unsat,
-            SatResult::Unknown => Answer::Unknown(
-                solver
-                    .get_reason_unknown()
-                    .unwrap_or_else(|| "unknown".into()),
+        let found = match result {
+            SatResult::Sat => (
+                Answer::Sat,
+                want_model
+                    .then(|| solver.get_model())
+                    .flatten()
+                    .map(Rc::new),
+            ),
+            SatResult::Unsat => (Answer::Unsat, None),
+            SatResult::Unknown => (
+                Answer::Unknown(
+                    solver
+                        .get_reason_unknown()
+                        .unwrap_or_else(|| "unknown".into()),
+                ),
+                None,
             ),
         };
-        let mut unique = name.to_string();
-        let mut k = 2;
-        while self.queries.iter().any(|q| q.name == unique) {
-            unique = format!("{name}-{k}");
-            k += 1;
+        if !matches!(found.0, Answer::Unknown(_)) {
+            solver.pop(1);
+            SOLVER.with(|s| *s.borrow_mut() = Some(solver));
         }
-        self.queries.push(Query {
-            name: unique,
-            question: question.to_string(),
-            smt2,
-            answer: answer.clone(),
-        });
-        (answer, solver)
+        found
     }
 
     /// Writes every query to `dir` as `<name>.smt2`.
@@ -205,15 +296,42 @@ mod tests {
             x.ge(Int::from_i64(i64::MIN)),
             b.implies(&b),
         ];
-        let (answer, solver) = log.check("link", "every call", &facts);
+        let (answer, model) = log.check_model("link", "every call", &facts);
         assert_eq!(answer, Answer::Sat);
-        let model = solver.get_model().expect("a model");
+        let model = model.expect("a model");
         assert!(model.eval(&x, true).and_then(|v| v.as_i64()).is_some());
         assert!(log.queries[0].file_text().contains("(check-sat)"));
-        let (answer, _) = log.check("link", "unsat", &[b.clone(), b.not()]);
+        let answer = log.check("link", "unsat", &[b.clone(), b.not()]);
         assert_eq!(answer, Answer::Unsat);
         assert_eq!(log.queries[1].name, "link-2");
-        assert!(solver.get_reason_unknown().is_some() || answer == Answer::Unsat);
+        assert!(model.eval(&y, true).is_some() && answer == Answer::Unsat);
+    }
+
+    #[test]
+    fn a_repeated_query_is_answered_from_its_text_with_its_model() {
+        let mut log = Log::new(Options { timeout_ms: 5_000 });
+        let x = Int::new_const("x");
+        let q = [x.gt(Int::from_i64(41)), x.lt(Int::from_i64(43))];
+        let (first, m1) = log.check_model("q", "x = 42?", &q);
+        let (again, m2) = log.check_model("q", "x = 42?", &q);
+        assert_eq!((first, again.clone()), (Answer::Sat, Answer::Sat));
+        assert!(Rc::ptr_eq(m1.as_ref().unwrap(), m2.as_ref().unwrap()));
+        assert_eq!(
+            m2.unwrap().eval(&x, true).and_then(|v| v.as_i64()),
+            Some(42)
+        );
+        // Both are in the log, under two names, with the answer.
+        assert_eq!(log.queries.len(), 2);
+        assert_eq!(log.queries[1].name, "q-2");
+        // Another bound is another question.
+        assert_eq!(
+            log.check(
+                "q",
+                "x > 43 and x < 43?",
+                &[x.gt(Int::from_i64(43)), x.lt(Int::from_i64(43))]
+            ),
+            Answer::Unsat
+        );
     }
 
     #[test]
@@ -227,7 +345,7 @@ mod tests {
         let cube = |v: &Int| Int::mul(&[v, v, v]);
         let zero = Int::from_i64(0);
         let started = std::time::Instant::now();
-        let (answer, _) = log.check(
+        let answer = log.check(
             "fermat",
             "x^3 + y^3 = z^3 in positive integers",
             &[

@@ -58,11 +58,11 @@ pub fn synthesize(
         values.len(),
         edges.len()
     );
-    let (answer, solver) = log.check(name, &question, &assertions);
+    let (answer, model) = log.check_model(name, &question, &assertions);
     if answer != Answer::Sat {
         return None;
     }
-    let model = solver.get_model()?;
+    let model = model?;
     let get = |x: &Int| model.eval(x, true).and_then(|v| v.as_i64());
     let terms = features
         .iter()

@@ -676,18 +676,13 @@ impl Checker<'_> {
         if file.name.is_empty() || plan.name.is_empty() {
             return BindingTarget::Unresolved;
         }
-        let Some(fi) = self
-            .program
-            .plan_files
-            .iter()
-            .position(|f| f.stem == file.name)
-        else {
+        let Some(fi) = self.program.plan_file_index(&file.name) else {
             let known = self.all_stems.contains_key(&file.name);
             let near = nearest(
                 &file.name,
                 self.program.plan_files.iter().map(|f| f.stem.as_str()),
             )
-            .and_then(|n| self.program.plan_files.iter().position(|f| f.stem == n));
+            .and_then(|n| self.program.plan_file_index(n));
             if let Some(nf) = near {
                 self.mark_near_plan(nf, &plan.name);
                 let pf = &self.program.plan_files[nf];

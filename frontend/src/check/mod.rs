@@ -165,7 +165,7 @@ impl<'a> Checker<'a> {
                             continue;
                         }
                         agent_names.insert(a.name.name.clone(), a.name.span);
-                        self.program.agents.push(agent::skeleton(p.file, index, a));
+                        self.program.add_agent(agent::skeleton(p.file, index, a));
                         self.agent_asts.push(a);
                     }
                 }
@@ -199,7 +199,7 @@ impl<'a> Checker<'a> {
                     } else {
                         stems.insert(stem.clone(), p.file);
                     }
-                    self.program.plan_files.push(PlanFileInfo {
+                    self.program.add_plan_file(PlanFileInfo {
                         file: p.file,
                         stem,
                         plans: Vec::new(),

@@ -9,6 +9,7 @@
 
 use crate::source::{FileId, Span};
 use crate::syntax::ast::{Expr, Polarity};
+use std::collections::HashMap;
 use std::fmt;
 
 /// A checked type.
@@ -78,30 +79,60 @@ pub struct Program {
     pub plan_files: Vec<PlanFileInfo>,
     /// Every `values` block (the first for each agent), in file order.
     pub values: Vec<ValuesInfo>,
+    /// Where each agent name, plan file stem and plan file is in `agents` and `plan_files`
+    /// (the first of each stem), so that a project of 10,000 files resolves in linear time.
+    index: Index,
+}
+
+/// The lookup tables of a [`Program`], kept by [`Program::add_agent`] and
+/// [`Program::add_plan_file`].
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Index {
+    agents: HashMap<String, usize>,
+    stems: HashMap<String, usize>,
+    files: HashMap<FileId, usize>,
 }
 
 impl Program {
     /// The agent with this name.
     pub fn agent(&self, name: &str) -> Option<(AgentId, &AgentInfo)> {
-        self.agents
-            .iter()
-            .enumerate()
-            .find(|(_, a)| a.name == name)
-            .map(|(i, a)| (AgentId(i), a))
+        let i = *self.index.agents.get(name)?;
+        Some((AgentId(i), &self.agents[i]))
+    }
+
+    /// Adds an agent (the first of its name is the one [`Program::agent`] finds).
+    pub fn add_agent(&mut self, agent: AgentInfo) {
+        let i = self.agents.len();
+        self.index.agents.entry(agent.name.clone()).or_insert(i);
+        self.agents.push(agent);
+    }
+
+    /// Adds a plan file (the first of its stem is the one [`Program::plan_file`] finds).
+    pub fn add_plan_file(&mut self, file: PlanFileInfo) {
+        let i = self.plan_files.len();
+        self.index.stems.entry(file.stem.clone()).or_insert(i);
+        self.index.files.entry(file.file).or_insert(i);
+        self.plan_files.push(file);
+    }
+
+    /// The index in `plan_files` of the plan file with this stem.
+    pub fn plan_file_index(&self, stem: &str) -> Option<usize> {
+        self.index.stems.get(stem).copied()
     }
 
     /// The plan file with this stem.
     pub fn plan_file(&self, stem: &str) -> Option<&PlanFileInfo> {
-        self.plan_files.iter().find(|f| f.stem == stem)
+        Some(&self.plan_files[self.plan_file_index(stem)?])
+    }
+
+    /// The plan file that is this file.
+    pub fn plan_file_of(&self, file: FileId) -> Option<&PlanFileInfo> {
+        Some(&self.plan_files[*self.index.files.get(&file)?])
     }
 
     /// The plan a [`PlanRef`] points at.
     pub fn plan(&self, r: PlanRef) -> Option<&PlanInfo> {
-        self.plan_files
-            .iter()
-            .find(|f| f.file == r.file)?
-            .plans
-            .get(r.index)
+        self.plan_file_of(r.file)?.plans.get(r.index)
     }
 }
 
