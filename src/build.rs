@@ -163,32 +163,35 @@ const TRUNCATED: &str = "the certificate lists only the states explored before a
 /// Writes every certificate under `out`, reads it back and hands it to the kernel, which checks
 /// it against the sources and the IR they lower to, and then whether the admitted certificates
 /// cover every network of that IR.
-fn kernel(
-    proofs: &Proofs,
-    out: &str,
-    ir: Option<&Ir>,
-    sources: &[SourceDigest],
-) -> Result<KernelWords, String> {
+fn kernel(proofs: &Proofs, out: &str, ir: Option<&Ir>) -> Result<KernelWords, String> {
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create `{out}`: {e}"))?;
     let started = Instant::now();
     let mut words: Vec<Option<KernelWord>> = vec![None; proofs.theorems.len()];
     let mut frames = Vec::new();
     let mut tokens = Vec::new();
-    let ir_bytes = ir.map(cert::ir_bytes).unwrap_or_default();
-    let expected = Expected {
-        sources,
-        ir: &ir_bytes,
-    };
+    // The theorems of each network, and no other's: names repeat across networks.
+    let mut by_network: std::collections::HashMap<&str, Vec<usize>> =
+        std::collections::HashMap::new();
+    for (i, t) in proofs.theorems.iter().enumerate() {
+        by_network.entry(t.network.as_str()).or_default().push(i);
+    }
     // A theorem left unproved by the bound: the kernel's refusal of its truncated table is
     // expected, and said as such rather than as the state where the table stops.
     let bounded =
         |t: &Theorem| matches!(&t.status, Status::Unproved(r) if obligations::passed_a_bound(r));
     for c in &proofs.certificates {
         let path = format!("{}/{}.cert", out.trim_end_matches('/'), c.name);
-        // The theorems of this network, and no other's: names repeat across networks.
-        let mine: Vec<usize> = (0..proofs.theorems.len())
-            .filter(|&i| proofs.theorems[i].network == c.name)
-            .collect();
+        let mine: Vec<usize> = by_network.remove(c.name.as_str()).unwrap_or_default();
+        // What the certificate must be: the slice of this network of the IR the sources lower
+        // to, listing the sources the slice comes from.
+        let slice = ir
+            .and_then(|ir| ir.slice(c.network as usize))
+            .map(|s| cert::ir_bytes(&s))
+            .unwrap_or_default();
+        let expected = Expected {
+            sources: &c.sources,
+            ir: &slice,
+        };
         if let Some(why) = &c.withheld {
             // Not a certificate of an earlier build either: it would not be of these sources.
             match std::fs::remove_file(&path) {
@@ -396,13 +399,12 @@ pub fn run(args: &Args) -> u8 {
         .iter()
         .any(|t| matches!(&t.status, Status::Unproved(r) if obligations::passed_a_bound(r)));
     let ir = checked.ir.as_ref().filter(|_| !checked.has_errors());
-    let (words, all_certificates, kernel_seconds, frames) =
-        match kernel(&proofs, &args.out, ir, &source_digests) {
-            Ok(k) => k,
-            Err(e) => {
-                return output::fail(&e, "choose a writable directory with --out DIR");
-            }
-        };
+    let (words, all_certificates, kernel_seconds, frames) = match kernel(&proofs, &args.out, ir) {
+        Ok(k) => k,
+        Err(e) => {
+            return output::fail(&e, "choose a writable directory with --out DIR");
+        }
+    };
     // Only the kernel admits: every theorem admitted by it, every certificate admitted, no error,
     // and no warning when warnings are denied.
     let admitted = summary.errors == 0

@@ -114,11 +114,6 @@ fn not_admitted(ready: &Ready, agents: &[String]) -> Vec<String> {
             ..Default::default()
         },
     );
-    let ir_bytes = hilbert_certificates::cert::ir_bytes(&ready.ir);
-    let expected = Expected {
-        sources: &digests,
-        ir: &ir_bytes,
-    };
     let mut reasons = Vec::new();
     for (ai, agent) in ready.checked.program.agents.iter().enumerate() {
         if !agents.contains(&agent.name) {
@@ -135,6 +130,16 @@ fn not_admitted(ready: &Ready, agents: &[String]) -> Vec<String> {
             let Some(c) = proofs.certificates.iter().find(|c| c.name == name) else {
                 reasons.push(format!("{name} has no certificate"));
                 continue;
+            };
+            // The certificate must be the slice of this network of the IR that runs.
+            let slice = ready
+                .ir
+                .slice(c.network as usize)
+                .map(|s| hilbert_certificates::cert::ir_bytes(&s))
+                .unwrap_or_default();
+            let expected = Expected {
+                sources: &c.sources,
+                ir: &slice,
             };
             let report = hilbert_kernel::check::check(&c.bytes, Some(&expected));
             if let Some(why) = &report.invalid {

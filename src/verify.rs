@@ -263,10 +263,19 @@ fn dump(certs: &[(String, Vec<u8>)]) -> String {
 /// pairs, and the IR they lower to (or how many errors keep them from lowering).
 /// The IR is lowered with the agent parameter values the certificates were built under (those
 /// of the first certificate that decodes: one build's certificates share one IR).
+/// The name (`Agent.Binding`) of network `n` of a certificate's IR (0 in a slice).
+fn network_name(ir: &Ir, n: u32) -> Option<String> {
+    let net = ir.networks.get(n as usize)?;
+    let agent = ir.agents.get(net.agent.0 as usize)?;
+    Some(format!("{}.{}", agent.name, net.binding))
+}
+
+type Lowered = (Ir, hilbert_frontend::Provenance);
+
 fn lower_sources(
     paths: &[String],
     args: &hilbert_frontend::AgentArgs,
-) -> Result<(Vec<SourceDigest>, Result<Ir, usize>), u8> {
+) -> Result<(Vec<SourceDigest>, Result<Lowered, usize>), u8> {
     let (loaded, inputs) = crate::check::load_project(paths)?;
     let sources = inputs
         .iter()
@@ -295,48 +304,72 @@ pub fn run(args: &Args) -> u8 {
     let lowered = if args.sources.is_empty() {
         None
     } else {
-        let given = certs
-            .iter()
-            .find_map(|(_, bytes)| cert::decode(bytes).ok())
-            .map(|body| hilbert_frontend::args_of(&body.ir))
-            .unwrap_or_default();
+        // The parameter values the build lowered with, from every certificate's slice.
+        let mut given = hilbert_frontend::AgentArgs::new();
+        for (_, bytes) in &certs {
+            if let Ok(body) = cert::decode(bytes) {
+                for (agent, values) in hilbert_frontend::args_of(&body.ir) {
+                    given.entry(agent).or_default().extend(values);
+                }
+            }
+        }
         match lower_sources(&args.sources, &given) {
             Ok(x) => Some(x),
             Err(code) => return code,
         }
     };
-    let ir_bytes = match &lowered {
-        Some((_, Ok(ir))) => Some(cert::ir_bytes(ir)),
-        _ => None,
-    };
-    let expected = lowered
-        .as_ref()
-        .zip(ir_bytes.as_ref())
-        .map(|((sources, _), ir)| Expected { sources, ir });
+    // What each network's certificate must be: its slice of the lowered IR and the sources the
+    // slice comes from, by the network's name.
+    let mut wanted: std::collections::HashMap<String, (Vec<SourceDigest>, Vec<u8>)> =
+        std::collections::HashMap::new();
+    if let Some((sources, Ok((ir, provenance)))) = &lowered {
+        for n in 0..ir.networks.len() {
+            if let Some(slice) = ir.slice(n) {
+                let net = &slice.networks[0];
+                let name = format!(
+                    "{}.{}",
+                    slice.agents[net.agent.0 as usize].name, net.binding
+                );
+                let bytes = cert::ir_bytes(&slice);
+                wanted.insert(name, (provenance.sources_of(&slice, sources), bytes));
+            }
+        }
+    }
     let reports: Vec<(String, Report)> = certs
         .iter()
         .map(|(path, bytes)| {
+            let refused = |why: String| Report {
+                network: None,
+                obligations: Vec::new(),
+                invalid: Some(why),
+                admitted: None,
+                work: 0,
+            };
             let report = match &lowered {
+                None => check(bytes, None),
                 // No certificate can be about sources that do not lower.
-                Some((_, Err(errors))) => Report {
-                    network: None,
-                    obligations: Vec::new(),
-                    invalid: Some(format!(
-                        "the given sources do not lower to an IR ({errors} error{}; `hilbert check` shows them)",
-                        if *errors == 1 { "" } else { "s" }
-                    )),
-                    admitted: None,
-                    work: 0,
+                Some((_, Err(errors))) => refused(format!(
+                    "the given sources do not lower to an IR ({errors} error{}; `hilbert check` shows them)",
+                    if *errors == 1 { "" } else { "s" }
+                )),
+                Some(_) => match cert::decode(bytes).ok().and_then(|b| network_name(&b.ir, b.network)) {
+                    // Undecodable, or no network: the kernel says why.
+                    None => check(bytes, None),
+                    Some(name) => match wanted.get(&name) {
+                        Some((sources, ir)) => check(bytes, Some(&Expected { sources, ir })),
+                        None => refused(format!(
+                            "the certificate is about the network `{name}`, which the given sources do not define"
+                        )),
+                    },
                 },
-                _ => check(bytes, expected.as_ref()),
             };
             (path.clone(), report)
         })
         .collect();
     let coverage = lowered
         .as_ref()
-        .and_then(|(_, ir)| ir.as_ref().ok())
-        .map(|ir| {
+        .and_then(|(_, lowered)| lowered.as_ref().ok())
+        .map(|(ir, _)| {
             let tokens: Vec<_> = reports
                 .iter()
                 .filter_map(|(_, r)| r.admitted.as_ref())
@@ -346,7 +379,7 @@ pub fn run(args: &Args) -> u8 {
             let mut seen = std::collections::BTreeMap::new();
             for (path, r) in &reports {
                 if let Some(a) = &r.admitted
-                    && let Some(first) = seen.insert(a.network(), path)
+                    && let Some(first) = seen.insert(*a.ir(), path)
                 {
                     problems.push(format!(
                         "`{path}` is a second certificate for the network of `{first}`"

@@ -341,7 +341,50 @@ impl Desire {
     }
 }
 
+impl Agent {
+    /// Calls `f` on every condition of the agent's rules.
+    fn for_each_cond(&self, f: &mut dyn FnMut(&Cond)) {
+        self.intends.iter().for_each(|r| f(&r.cond));
+        self.attends.iter().for_each(|(c, _)| f(c));
+        self.rewards.iter().for_each(|r| f(&r.cond));
+        for d in &self.desires {
+            d.achieved.iter().for_each(&mut *f);
+            d.impossible.iter().for_each(|(c, _)| f(c));
+        }
+    }
+
+    /// Calls `f` on every condition of the agent's rules, to change it.
+    fn for_each_cond_mut(&mut self, f: &mut dyn FnMut(&mut Cond)) {
+        self.intends.iter_mut().for_each(|r| f(&mut r.cond));
+        self.attends.iter_mut().for_each(|(c, _)| f(c));
+        self.rewards.iter_mut().for_each(|r| f(&mut r.cond));
+        for d in &mut self.desires {
+            d.achieved.iter_mut().for_each(&mut *f);
+            d.impossible.iter_mut().for_each(|(c, _)| f(c));
+        }
+    }
+}
+
 impl Cond {
+    /// Pushes the agents its `B(j)` tests name.
+    fn told_agents(&self, out: &mut Vec<u32>) {
+        match self {
+            Cond::Told(a, _) => out.push(a.0),
+            Cond::Not(c) => c.told_agents(out),
+            Cond::And(cs) | Cond::Or(cs) => cs.iter().for_each(|c| c.told_agents(out)),
+            _ => {}
+        }
+    }
+
+    /// Renames the agents its `B(j)` tests name.
+    fn rename_agents(&mut self, new_id: &dyn Fn(AgentId) -> AgentId) {
+        match self {
+            Cond::Told(a, _) => *a = new_id(*a),
+            Cond::Not(c) => c.rename_agents(new_id),
+            Cond::And(cs) | Cond::Or(cs) => cs.iter_mut().for_each(|c| c.rename_agents(new_id)),
+            _ => {}
+        }
+    }
     /// The first agent parameter with no value that the condition reads, if any.
     pub fn unset_param(&self) -> Option<u32> {
         let mut out = Vec::new();
@@ -634,6 +677,59 @@ pub enum Node {
 }
 
 impl Ir {
+    /// The slice of network `n`: the IR a certificate of that network carries. It holds the
+    /// network, renumbered as network 0, and the agents it needs — the network's own agent and
+    /// every agent it or they name (a `tell`'s agent, a `B(j)` condition's), closed under naming,
+    /// in the order of this IR — renumbered in that order. In the slice, the binding that starts
+    /// the network names network 0 and every other binding names none. Everything the kernel
+    /// reads to check network `n` is in it, so its obligations and their verdicts are those of
+    /// network `n` here, and a certificate's size does not grow with the rest of the project.
+    /// `None` when `n` or an agent it names is not in the IR.
+    pub fn slice(&self, n: usize) -> Option<Ir> {
+        let net = self.networks.get(n)?;
+        let mut keep = vec![net.agent.0];
+        let mut k = 0;
+        let mut named = Vec::new();
+        for node in &net.nodes {
+            if let Node::Tell { agent, .. } = node {
+                named.push(agent.0);
+            }
+        }
+        loop {
+            for a in named.drain(..) {
+                if !keep.contains(&a) {
+                    keep.push(a);
+                }
+            }
+            let Some(&a) = keep.get(k) else { break };
+            k += 1;
+            let agent = self.agents.get(a as usize)?;
+            agent.for_each_cond(&mut |c| c.told_agents(&mut named));
+        }
+        keep.sort_unstable();
+        let new_id = |a: AgentId| AgentId(keep.binary_search(&a.0).map_or(u32::MAX, |i| i as u32));
+        let mut agents = Vec::with_capacity(keep.len());
+        for &a in &keep {
+            let mut agent = self.agents[a as usize].clone();
+            for b in &mut agent.plans {
+                b.network = (a == net.agent.0 && b.network == Some(n as u32)).then_some(0);
+            }
+            agent.for_each_cond_mut(&mut |c| c.rename_agents(&new_id));
+            agents.push(agent);
+        }
+        let mut net = net.clone();
+        net.agent = new_id(net.agent);
+        for node in &mut net.nodes {
+            if let Node::Tell { agent, .. } = node {
+                *agent = new_id(*agent);
+            }
+        }
+        Some(Ir {
+            agents,
+            networks: vec![net],
+        })
+    }
+
     /// An atom as a person reads it: `made(3)`, or `B(Client) delivered(7)` for a told one.
     /// `holder` is the agent whose belief it is; `told` the agent told, if any.
     pub fn atom_text(

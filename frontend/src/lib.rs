@@ -90,6 +90,67 @@ pub fn args_of(ir: &hilbert_certificates::ir::Ir) -> AgentArgs {
     out
 }
 
+/// Which source files each part of a project comes from: the files an agent is written in (its
+/// `.ha` file and the `.hb` files of its values) and the `.hk` file of each plan file stem. A
+/// certificate lists the sources its slice of the IR comes from ([`Provenance::sources_of`]),
+/// so that it does not grow with the rest of the project.
+#[derive(Clone, Debug, Default)]
+pub struct Provenance {
+    agents: std::collections::HashMap<String, Vec<String>>,
+    stems: std::collections::HashMap<String, String>,
+}
+
+impl Provenance {
+    /// The provenance of a resolved program.
+    pub fn new(program: &check::Program, sources: &source::SourceMap) -> Provenance {
+        let mut out = Provenance::default();
+        for a in &program.agents {
+            out.agents
+                .entry(a.name.clone())
+                .or_default()
+                .push(sources.get(a.file).path.clone());
+        }
+        for v in &program.values {
+            if let Some(a) = v.agent {
+                let name = program.agents[a.0].name.clone();
+                out.agents
+                    .entry(name)
+                    .or_default()
+                    .push(sources.get(v.file).path.clone());
+            }
+        }
+        for f in &program.plan_files {
+            out.stems
+                .entry(f.stem.clone())
+                .or_insert_with(|| sources.get(f.file).path.clone());
+        }
+        out
+    }
+
+    /// The digests of the files `slice` comes from (its agents' files and its plans' files), in
+    /// the order of `digests`.
+    pub fn sources_of(
+        &self,
+        slice: &hilbert_certificates::ir::Ir,
+        digests: &[hilbert_certificates::cert::SourceDigest],
+    ) -> Vec<hilbert_certificates::cert::SourceDigest> {
+        let mut paths = std::collections::HashSet::new();
+        for a in &slice.agents {
+            paths.extend(self.agents.get(&a.name).into_iter().flatten());
+        }
+        for net in &slice.networks {
+            for p in &net.plans {
+                paths.extend(self.stems.get(&p.file));
+            }
+        }
+        digests
+            .iter()
+            .filter(|d| paths.contains(&d.path))
+            .cloned()
+            .collect()
+    }
+}
+
 /// The parameters of agent `agent` that have no value in `ir` and that running it reads: in a
 /// rule's condition, a binding's arguments, or a value (`.ha` `value`, `.hb` options).
 pub fn params_read(
@@ -315,14 +376,18 @@ fn parse_and_resolve(
 pub fn lower_project(
     loaded: &project::Loaded,
     args: &AgentArgs,
-) -> Result<hilbert_certificates::ir::Ir, Vec<Diagnostic>> {
+) -> Result<(hilbert_certificates::ir::Ir, Provenance), Vec<Diagnostic>> {
     let (parsed, program, mut diagnostics) = parse_and_resolve(loaded);
     diagnostics.retain(Diagnostic::is_error);
     if !diagnostics.is_empty() {
         return Err(diagnostics);
     }
     let (ir, found) = lower::lower(&program, &parsed, args);
-    if found.is_empty() { Ok(ir) } else { Err(found) }
+    if found.is_empty() {
+        Ok((ir, Provenance::new(&program, &loaded.sources)))
+    } else {
+        Err(found)
+    }
 }
 
 /// Parses and checks every loaded file, with Z3's default options.

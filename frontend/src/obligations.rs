@@ -185,6 +185,11 @@ pub struct NetworkCertificate {
     /// The name of its frame obligation (`Operator.Work_frame`): not a theorem, but the kernel
     /// derives it and admits the certificate only when the frame conditions hold on it.
     pub frame: String,
+    /// The network's index in the build's IR (the certificate carries its slice,
+    /// `Ir::slice`, where it is network 0).
+    pub network: u32,
+    /// The sources the slice comes from, which the certificate lists.
+    pub sources: Vec<SourceDigest>,
     /// The certificate's bytes (empty when it was withheld).
     pub bytes: Vec<u8>,
     /// Why no certificate was written: the exploration passed `--max-memory`, and a certificate
@@ -267,6 +272,7 @@ pub fn prove_using(
 ) -> Proofs {
     let mut proofs = Proofs::default();
     proofs.diagnostics.extend(unset_parameters(ir, program));
+    let provenance = crate::Provenance::new(program, sources);
     for (ai, agent) in program.agents.iter().enumerate() {
         let ir_agent = &ir.agents[ai];
         for (bi, binding) in agent.bindings.iter().enumerate() {
@@ -303,6 +309,15 @@ pub fn prove_using(
                 }
                 continue;
             };
+            // Everything below is about the network's slice of the IR (`Ir::slice`), the IR its
+            // certificate carries: the network as network 0, with the agents it needs.
+            let Some(slice) = ir.slice(net_index as usize) else {
+                continue;
+            };
+            let sources_of_net = provenance.sources_of(&slice, digests);
+            let whole_index = net_index;
+            let (ir, net_index, digests) = (&slice, 0u32, &sources_of_net[..]);
+            let ir_agent = &ir.agents[ir.networks[0].agent.0 as usize];
             let net = &ir.networks[net_index as usize];
             let plan_name = net.plan(net.root).name.clone();
             let phase = crate::memory::Phase::begin();
@@ -521,6 +536,8 @@ pub fn prove_using(
                     .find(|(_, k)| matches!(k, hilbert_kernel::check::Kind::Frame(_)))
                     .map(|(n, _)| n)
                     .unwrap_or_default(),
+                network: whole_index,
+                sources: digests.to_vec(),
                 bytes,
                 withheld,
                 states: counts.0,

@@ -1512,10 +1512,10 @@ fn check_tells(c: &Closed, plan: PlanId, k: u32, oblig: &str) -> Verdict {
     Verdict::Proved
 }
 
-/// Whether a set of admitted certificates covers a build: for the IR whose postcard bytes are
-/// `ir`, exactly one admitted certificate for each of its networks, and none for another IR or
-/// network. On failure, every network without a certificate and every certificate that does not
-/// belong, by network name.
+/// Whether a set of admitted certificates covers a build: for each network `n` of `ir`, exactly
+/// one admitted certificate whose IR is `ir`'s slice of `n` ([`Ir::slice`], where the network
+/// is network 0), and none about anything else. On failure, every network without a
+/// certificate and every certificate that does not belong, by network name.
 pub fn admit_build(ir: &Ir, tokens: &[&Admitted]) -> Result<BuildAdmitted, Vec<String>> {
     let digest = cert::sha256(&cert::ir_bytes(ir));
     let name = |n: usize| {
@@ -1528,20 +1528,28 @@ pub fn admit_build(ir: &Ir, tokens: &[&Admitted]) -> Result<BuildAdmitted, Vec<S
         )
     };
     let mut problems = Vec::new();
+    // Each network's slice, by digest (two networks with one slice are one question).
+    let mut networks: HashMap<[u8; 32], Vec<usize>> = HashMap::new();
+    for n in 0..ir.networks.len() {
+        match ir.slice(n) {
+            Some(s) => networks
+                .entry(cert::sha256(&cert::ir_bytes(&s)))
+                .or_default()
+                .push(n),
+            None => problems.push(format!(
+                "network `{}` has no slice: an agent it names is not in the IR",
+                name(n)
+            )),
+        }
+    }
     let mut count = vec![0usize; ir.networks.len()];
     for t in tokens {
-        if t.ir != digest {
-            problems.push(format!(
-                "a certificate (SHA-256 {}) is about another IR",
+        match networks.get(&t.ir) {
+            Some(ns) if t.network == 0 => ns.iter().for_each(|&n| count[n] += 1),
+            _ => problems.push(format!(
+                "a certificate (SHA-256 {}) is not about a network of this IR",
                 cert::hex(&t.certificate)
-            ));
-        } else if let Some(c) = count.get_mut(t.network as usize) {
-            *c += 1;
-        } else {
-            problems.push(format!(
-                "a certificate names network {}, which the IR does not have",
-                t.network
-            ));
+            )),
         }
     }
     for (n, c) in count.iter().enumerate() {

@@ -270,7 +270,7 @@ fn sources_are_compared_path_and_digest_together() {
 fn a_build_is_admitted_only_when_every_network_has_one_admitted_certificate() {
     let built = example("production-line");
     assert_eq!(built.len(), 2);
-    let ir: hilbert_certificates::ir::Ir = cert::decode(&built[0].bytes).unwrap().ir;
+    let ir = built[0].whole.clone();
     let tokens: Vec<_> = built
         .iter()
         .map(|b| {
@@ -281,7 +281,7 @@ fn a_build_is_admitted_only_when_every_network_has_one_admitted_certificate() {
             t
         })
         .collect();
-    assert_ne!(tokens[0].network(), tokens[1].network());
+    assert_ne!(tokens[0].ir(), tokens[1].ir());
     let all = admit_build(&ir, &[&tokens[0], &tokens[1]]).expect("covered");
     assert_eq!(all.networks(), 2);
     // One missing: named.
@@ -300,7 +300,58 @@ fn a_build_is_admitted_only_when_every_network_has_one_admitted_certificate() {
         .admitted
         .expect("admitted alone");
     let mixed = admit_build(&ir, &[&tokens[0], &tokens[1], &foreign]).unwrap_err();
-    assert!(mixed.iter().any(|p| p.contains("another IR")), "{mixed:?}");
+    assert!(
+        mixed
+            .iter()
+            .any(|p| p.contains("not about a network of this IR")),
+        "{mixed:?}"
+    );
+}
+
+#[test]
+fn a_certificate_must_carry_its_networks_slice_to_cover_it() {
+    // Re-encoded canonically with the whole IR (as certificates once were) and the network's
+    // index in it: a true claim about that IR, which the kernel admits alone, but not the slice
+    // the sources give, so it is refused against them and covers no network.
+    let built = example("production-line");
+    let ir = built[0].whole.clone();
+    let (b, mut body) = (&built[1], cert::decode(&built[1].bytes).unwrap());
+    let whole_index = ir
+        .networks
+        .iter()
+        .position(|n| format!("{}.{}", ir.agents[n.agent.0 as usize].name, n.binding) == b.name)
+        .unwrap();
+    body.ir = ir.clone();
+    body.ir_sha256 = cert::sha256(&cert::ir_bytes(&ir));
+    body.network = whole_index as u32;
+    let bytes = forge(body);
+    let alone = check(&bytes, None)
+        .admitted
+        .expect("a true claim about the whole IR");
+    let r = check(&bytes, Some(&b.expected()));
+    assert!(r.invalid.unwrap().contains("not the IR"));
+    let first = check(&built[0].bytes, None).admitted.unwrap();
+    let problems = admit_build(&ir, &[&first, &alone]).unwrap_err();
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("not about a network of this IR")),
+        "{problems:?}"
+    );
+    assert!(
+        problems.iter().any(|p| p.contains(b.name.as_str())),
+        "{problems:?}"
+    );
+
+    // A slice cut otherwise: the other binding also names the network. The kernel refuses it
+    // alone (two bindings name network 0), and its digest is no slice's.
+    let mut body = cert::decode(&b.bytes).unwrap();
+    for p in &mut body.ir.agents[0].plans {
+        p.network = Some(0);
+    }
+    body.ir_sha256 = cert::sha256(&cert::ir_bytes(&body.ir));
+    let r = check(&forge(body), None);
+    assert!(r.admitted.is_none(), "{r:?}");
 }
 
 #[test]
@@ -371,4 +422,97 @@ fn a_condition_that_takes_exponential_time_is_cut_off_by_the_work_limit() {
     assert!(r.admitted.is_none());
     let why = r.invalid.expect("invalid");
     assert!(why.contains("more work than the kernel's limit"), "{why}");
+}
+
+#[test]
+fn a_slice_renumbers_the_agents_it_needs_and_its_certificate_covers_its_network() {
+    // Agents in file order: Alpha (unrelated), Bravo (tells Charlie, and tests B(Charlie)),
+    // Charlie (told), Delta (unrelated). Bravo's slice is Bravo and Charlie, as agents 0 and 1.
+    let dir = std::env::temp_dir().join(format!("hilbert-slice-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let agent = |name: &str, body: &str| {
+        format!(
+            "agent {name} : Agency\n{{\n  belief got(n: Int)\n  commit single_minded\n  attention Main initially\n{body}}}\n"
+        )
+    };
+    let goal = |plan: &str, cond: &str| {
+        format!(
+            "  desire Done reachable by [Go]\n  intend Go for Done when ¬ {cond}\n  achieved Done when {cond}\n  plan Go ↦ {plan}\n"
+        )
+    };
+    std::fs::write(
+        dir.join("A.ha"),
+        agent("Alpha", &goal("PA.Run", "B(self) got(1)")),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("B.ha"),
+        agent("Bravo", &goal("PB.Run", "B(Charlie) got(7)")),
+    )
+    .unwrap();
+    std::fs::write(dir.join("C.ha"), agent("Charlie", "")).unwrap();
+    std::fs::write(
+        dir.join("D.ha"),
+        agent("Delta", &goal("PD.Run", "B(self) got(1)")),
+    )
+    .unwrap();
+    std::fs::write(dir.join("PA.hk"), "plan Run() : Alpha ≔ believe got(1)\n").unwrap();
+    std::fs::write(
+        dir.join("PB.hk"),
+        "plan Run() : Bravo ≔ believe got(7) ; tell Charlie got(7)\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("PD.hk"), "plan Run() : Delta ≔ believe got(1)\n").unwrap();
+    let built = common::build(&dir);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(built.len(), 3);
+    let ir = built[0].whole.clone();
+    let names: Vec<&str> = ir.agents.iter().map(|a| a.name.as_str()).collect();
+    assert_eq!(names, ["Alpha", "Bravo", "Charlie", "Delta"]);
+    let bravo = built.iter().find(|b| b.name == "Bravo.Go").unwrap();
+    let body = cert::decode(&bravo.bytes).unwrap();
+    let names: Vec<&str> = body.ir.agents.iter().map(|a| a.name.as_str()).collect();
+    assert_eq!(names, ["Bravo", "Charlie"]);
+    assert_eq!((body.network, body.ir.networks.len()), (0, 1));
+    assert_eq!(body.ir.networks[0].agent.0, 0);
+    let told: Vec<u32> = body.ir.networks[0]
+        .nodes
+        .iter()
+        .filter_map(|n| match n {
+            hilbert_certificates::ir::Node::Tell { agent, .. } => Some(agent.0),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(told, [1]);
+    assert!(matches!(
+        &body.ir.agents[0].desires[0].achieved[0],
+        hilbert_certificates::ir::Cond::Told(a, _) if a.0 == 1
+    ));
+    // Its sources are the files it comes from, and nothing else.
+    let mut files: Vec<&str> = bravo
+        .sources
+        .iter()
+        .map(|s| s.path.rsplit('/').next().unwrap())
+        .collect();
+    files.sort();
+    assert_eq!(files, ["B.ha", "C.ha", "PB.hk"]);
+    // Each certificate is admitted against its slice, and together they cover the build.
+    let tokens: Vec<_> = built
+        .iter()
+        .map(|b| {
+            check(&b.bytes, Some(&b.expected()))
+                .admitted
+                .expect("admitted")
+        })
+        .collect();
+    let covered = admit_build(&ir, &tokens.iter().collect::<Vec<_>>()).expect("covered");
+    assert_eq!(covered.networks(), 3);
+    // Bravo's certificate checked against Alpha's slice is refused.
+    let alpha = built.iter().find(|b| b.name == "Alpha.Go").unwrap();
+    assert!(
+        check(&bravo.bytes, Some(&alpha.expected()))
+            .admitted
+            .is_none()
+    );
 }

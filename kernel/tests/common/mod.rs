@@ -25,10 +25,12 @@ pub struct Built {
     pub name: String,
     /// The certificate's bytes.
     pub bytes: Vec<u8>,
-    /// Each source file of the example, with its SHA-256.
+    /// Each source file its network comes from, with its SHA-256.
     pub sources: Vec<SourceDigest>,
-    /// The postcard bytes of the IR the example's sources lower to.
+    /// The postcard bytes of its network's slice of the IR the example's sources lower to.
     pub ir: Vec<u8>,
+    /// The IR the example's sources lower to, whole.
+    pub whole: hilbert_certificates::ir::Ir,
     /// The theorems it carries, and whether the frontend proved each.
     pub theorems: Vec<(String, bool)>,
 }
@@ -69,7 +71,6 @@ pub fn build(dir: &Path) -> Vec<Built> {
             sha256: cert::sha256(f.text.as_bytes()),
         })
         .collect();
-    let ir_bytes = cert::ir_bytes(&ir);
     let proofs = obligations::prove(
         &ir,
         &checked.program,
@@ -87,8 +88,9 @@ pub fn build(dir: &Path) -> Vec<Built> {
             example: example.clone(),
             name: c.name.clone(),
             bytes: c.bytes.clone(),
-            sources: sources.clone(),
-            ir: ir_bytes.clone(),
+            sources: c.sources.clone(),
+            ir: cert::ir_bytes(&ir.slice(c.network as usize).expect("a slice")),
+            whole: ir.clone(),
             theorems: c
                 .theorems
                 .iter()
@@ -96,7 +98,7 @@ pub fn build(dir: &Path) -> Vec<Built> {
                     let proved = proofs
                         .theorems
                         .iter()
-                        .find(|th| th.name == *t)
+                        .find(|th| th.network == c.name && th.name == *t)
                         .is_some_and(|th| matches!(th.status, Status::Proved));
                     (t.clone(), proved)
                 })
