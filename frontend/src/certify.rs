@@ -174,10 +174,18 @@ fn ranking_expression(
     {
         return None;
     }
-    let states: Vec<State> = region.iter().map(|&i| state(i)).collect();
+    // States are made one at a time, and the search given up as soon as there are more
+    // features than Z3 is asked about: a wide network (a thousand threads in parallel) would
+    // otherwise have every state of the region made whole, threads × slots each, for nothing.
+    let mut states: Vec<State> = Vec::with_capacity(region.len());
     let mut features = BTreeSet::new();
-    for s in &states {
+    for &i in &region {
+        let s = state(i);
         collect_features(&s.term, &mut features);
+        if features.len() > hilbert_smt::ranking::MAX_FEATURES {
+            return None;
+        }
+        states.push(s);
     }
     let features: Vec<Feature> = features.into_iter().collect();
     let values: Vec<Vec<i64>> = states
