@@ -5,15 +5,22 @@
 //! the same N; with `--plot DIR`, every row is also run with one thread and the charts are
 //! written as SVG.
 //!
+//! The scaling models (`kind = "scaling"` in their `bench.toml`: `seq`, `par`, `files`) have
+//! rows of their own: the whole `hilbert build` of the generated project, timed end to end in a
+//! child of the row's process, against the input's size (`hilbert_benchmarks::scaling`). They
+//! are in the same suites; the word `scaling` selects them alone.
+//!
 //! Exit codes: 0 every verdict as expected, 1 a verdict differs (or a row failed), 2 a usage or
 //! environment error.
 
 use crate::output;
 use hilbert_benchmarks::harness::{self, Row};
-use hilbert_benchmarks::plot::{self, Series};
+use hilbert_benchmarks::plot::{self, Scale, Series};
+use hilbert_benchmarks::scaling::{self, ScalingRow};
 use hilbert_benchmarks::spin::{self, SpinRow};
 use hilbert_benchmarks::suite::{self, Model, SUITES};
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -29,8 +36,8 @@ pub enum Format {
 /// The options of `hilbert bench`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Suites (`smoke`, `default`, `large`) and model names (directories of the models); no
-    /// suite means `default`, no model means every model.
+    /// Suites (`smoke`, `default`, `large`), model names (directories of the models) and
+    /// `scaling` (every scaling model); no suite means `default`, no model means every model.
     #[arg(value_name = "SUITE")]
     select: Vec<String>,
     /// How to write the report.
@@ -100,6 +107,26 @@ struct Peer {
     agrees: bool,
 }
 
+/// A scaling row, with how its time grew since the model's previous size.
+#[derive(Serialize)]
+struct ScalingLine {
+    #[serde(flatten)]
+    row: ScalingRow,
+    /// `k` in `wall_s ∝ input_bytes^k`, from the model's previous row in this run (1: linear,
+    /// 2: quadratic); none for its first row.
+    time_exponent: Option<f64>,
+    /// The same for the peak memory.
+    memory_exponent: Option<f64>,
+    /// `ok` or `MISMATCH`.
+    verdict: &'static str,
+}
+
+/// The exponent `k` of `y ∝ x^k` between two points, if both are positive and distinct in x.
+fn exponent((x0, y0): (f64, f64), (x1, y1): (f64, f64)) -> Option<f64> {
+    (x0 > 0.0 && x1 > 0.0 && y0 > 0.0 && y1 > 0.0 && x1 != x0)
+        .then(|| (y1 / y0).ln() / (x1 / x0).ln())
+}
+
 #[derive(Serialize)]
 struct Report {
     schema_version: u32,
@@ -111,6 +138,8 @@ struct Report {
     spin: Option<String>,
     peers_unavailable: Option<String>,
     rows: Vec<Line>,
+    /// The scaling rows: the whole `hilbert build` against the input's size.
+    scaling: Vec<ScalingLine>,
     failures: Vec<String>,
     ok: bool,
 }
@@ -139,6 +168,8 @@ pub fn run(args: &Args) -> u8 {
     for word in &args.select {
         if SUITES.contains(&word.as_str()) {
             suites.push(word.clone());
+        } else if word == "scaling" {
+            chosen.extend(models.iter().filter(|m| m.is_scaling()));
         } else if let Some(m) = models.iter().find(|m| m.name == *word) {
             chosen.push(m);
         } else {
@@ -146,7 +177,7 @@ pub fn run(args: &Args) -> u8 {
             return output::fail(
                 &format!("`{word}` is neither a suite nor a model"),
                 &format!(
-                    "suites: {}; models: {}",
+                    "suites: {}; models: {}; scaling (every scaling model)",
                     SUITES.join(", "),
                     names.join(", ")
                 ),
@@ -159,6 +190,9 @@ pub fn run(args: &Args) -> u8 {
     if chosen.is_empty() {
         chosen = models.iter().collect();
     }
+    // A model named twice (`scaling seq`) runs once.
+    let mut seen = std::collections::BTreeSet::new();
+    chosen.retain(|m| seen.insert(m.name.clone()));
     let cores = harness::cores();
     let jobs = if args.jobs == 0 {
         cores
@@ -172,12 +206,20 @@ pub fn run(args: &Args) -> u8 {
     };
     let spin_ok = matches!(peers, Some(Ok(())));
     let mut lines = Vec::new();
+    let mut scaling_lines: Vec<ScalingLine> = Vec::new();
     let mut failures = Vec::new();
     for s in &suites {
         for m in &chosen {
             for &n in m.sizes(s) {
                 progress(args, &format!("{} N={n}", m.name));
-                let row = match child(args, &root, m, n, jobs) {
+                if m.is_scaling() {
+                    match child::<ScalingRow>(args, &root, m, n, jobs) {
+                        Ok(row) => scaling_lines.push(scaling_line(row, &scaling_lines)),
+                        Err(e) => failures.push(format!("{} N={n}: {e}", m.name)),
+                    }
+                    continue;
+                }
+                let row = match child::<Row>(args, &root, m, n, jobs) {
                     Ok(r) => r,
                     Err(e) => {
                         failures.push(format!("{} N={n}: {e}", m.name));
@@ -185,7 +227,7 @@ pub fn run(args: &Args) -> u8 {
                     }
                 };
                 let one_thread = if args.plot.is_some() && jobs > 1 {
-                    match child(args, &root, m, n, 1) {
+                    match child::<Row>(args, &root, m, n, 1) {
                         Ok(r) => Some(r),
                         Err(e) => {
                             failures.push(format!("{} N={n}, 1 thread: {e}", m.name));
@@ -222,11 +264,25 @@ pub fn run(args: &Args) -> u8 {
             }
         }
     }
-    let ok = failures.is_empty() && lines.iter().all(|l| l.verdict == "ok");
-    if let Some(dir) = &args.plot
-        && let Err(e) = write_plots(Path::new(dir), &lines, jobs)
-    {
-        return output::fail(&e, "choose a writable directory with --plot DIR");
+    let ok = failures.is_empty()
+        && lines.iter().all(|l| l.verdict == "ok")
+        && scaling_lines.iter().all(|l| l.verdict == "ok");
+    if let Some(dir) = &args.plot {
+        let dir = Path::new(dir);
+        let written = std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create `{}`: {e}", dir.display()))
+            .and_then(|()| {
+                if !lines.is_empty() {
+                    write_plots(dir, &lines, jobs)?;
+                }
+                if !scaling_lines.is_empty() {
+                    write_scaling_plots(dir, &scaling_lines)?;
+                }
+                Ok(())
+            });
+        if let Err(e) = written {
+            return output::fail(&e, "choose a writable directory with --plot DIR");
+        }
     }
     let report = Report {
         schema_version: 1,
@@ -241,6 +297,7 @@ pub fn run(args: &Args) -> u8 {
             _ => None,
         },
         rows: lines,
+        scaling: scaling_lines,
         failures,
         ok,
     };
@@ -276,6 +333,27 @@ fn one_row(root: &Path, spec: &str, args: &Args) -> u8 {
         Ok(m) => m,
         Err(e) => return output::fail(&e, ""),
     };
+    if model.is_scaling() {
+        let exe = match std::env::current_exe() {
+            Ok(exe) => exe,
+            Err(e) => return output::fail(&format!("cannot find this program: {e}"), ""),
+        };
+        let jobs = if args.jobs == 0 {
+            harness::cores()
+        } else {
+            args.jobs
+        };
+        return match scaling::run(&model, n, &exe, jobs, args.max_states) {
+            Ok(row) => {
+                output::stdout(&format!(
+                    "{}\n",
+                    serde_json::to_string(&row).unwrap_or_default()
+                ));
+                0
+            }
+            Err(e) => output::fail(&e, ""),
+        };
+    }
     match harness::run(&model, n, args.jobs, args.max_states) {
         Ok(row) => {
             output::stdout(&format!(
@@ -288,8 +366,39 @@ fn one_row(root: &Path, spec: &str, args: &Args) -> u8 {
     }
 }
 
-/// Runs one row in a child process.
-fn child(args: &Args, root: &Path, m: &Model, n: usize, jobs: usize) -> Result<Row, String> {
+/// A scaling row, with its growth since the previous row of its model in `earlier`.
+fn scaling_line(row: ScalingRow, earlier: &[ScalingLine]) -> ScalingLine {
+    let previous = earlier
+        .iter()
+        .rev()
+        .find(|l| l.row.model == row.model && l.row.input_bytes < row.input_bytes);
+    let bytes = |r: &ScalingRow| r.input_bytes as f64;
+    let (time_exponent, memory_exponent) = match previous {
+        Some(p) => (
+            exponent((bytes(&p.row), p.row.wall_s), (bytes(&row), row.wall_s)),
+            p.row
+                .peak_rss
+                .zip(row.peak_rss)
+                .and_then(|(a, b)| exponent((bytes(&p.row), a as f64), (bytes(&row), b as f64))),
+        ),
+        None => (None, None),
+    };
+    ScalingLine {
+        verdict: row.verdict(),
+        row,
+        time_exponent,
+        memory_exponent,
+    }
+}
+
+/// Runs one row in a child process (`hilbert bench --row MODEL:N`) and reads what it prints.
+fn child<T: DeserializeOwned>(
+    args: &Args,
+    root: &Path,
+    m: &Model,
+    n: usize,
+    jobs: usize,
+) -> Result<T, String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
     let out = Command::new(exe)
         .arg("bench")
@@ -418,21 +527,35 @@ fn human(report: &Report, args: &Args) -> String {
             ]
         })
         .collect();
-    text.push_str(&table(
-        &[
-            "model",
-            "N",
-            "states",
-            "transitions",
-            "explore s",
-            "kernel s",
-            "states/s",
-            "bytes/state",
-            "peak memory",
-            "verdict",
-        ],
-        &rows,
-    ));
+    // The state-space table, unless only scaling rows were asked for.
+    if !rows.is_empty() || report.scaling.is_empty() {
+        text.push_str(&table(
+            &[
+                "model",
+                "N",
+                "states",
+                "transitions",
+                "explore s",
+                "kernel s",
+                "states/s",
+                "bytes/state",
+                "peak memory",
+                "verdict",
+            ],
+            &rows,
+        ));
+    }
+    if !report.scaling.is_empty() {
+        if !rows.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(&scaling_table(&report.scaling));
+    }
+    for l in &report.scaling {
+        for m in &l.row.mismatches {
+            text.push_str(&format!("MISMATCH {} N={}: {m}\n", l.row.model, l.row.n));
+        }
+    }
     for l in &report.rows {
         for m in &l.row.mismatches {
             text.push_str(&format!("MISMATCH {} N={}: {m}\n", l.row.model, l.row.n));
@@ -554,9 +677,23 @@ fn human(report: &Report, args: &Args) -> String {
             ));
         }
         if let Some(dir) = &args.plot {
-            text.push_str(&format!(
-                "\ncharts: {dir}/time.svg, {dir}/memory.svg, {dir}/states-per-sec.svg, {dir}/time-by-states.svg, {dir}/memory-by-states.svg\n"
-            ));
+            let mut charts = Vec::new();
+            if !report.rows.is_empty() {
+                charts.extend(
+                    [
+                        "time.svg",
+                        "memory.svg",
+                        "states-per-sec.svg",
+                        "time-by-states.svg",
+                        "memory-by-states.svg",
+                    ]
+                    .map(|c| format!("{dir}/{c}")),
+                );
+            }
+            if !report.scaling.is_empty() {
+                charts.extend(SCALING_CHARTS.map(|c| format!("{dir}/{c}")));
+            }
+            text.push_str(&format!("\ncharts: {}\n", charts.join(", ")));
         }
     }
     for f in &report.failures {
@@ -568,6 +705,118 @@ fn human(report: &Report, args: &Args) -> String {
         "\nsome verdicts differ from those expected (or a row failed)\n"
     });
     text
+}
+
+/// The charts of the scaling rows.
+const SCALING_CHARTS: [&str; 2] = ["scaling-time.svg", "scaling-memory.svg"];
+
+/// Bytes as KiB or MiB, with one decimal.
+fn size(bytes: u64) -> String {
+    let b = bytes as f64;
+    if b >= 1024.0 * 1024.0 {
+        mib(b)
+    } else {
+        format!("{:.1} KiB", b / 1024.0)
+    }
+}
+
+/// The scaling rows: the whole `hilbert build` of each generated project against its size.
+fn scaling_table(lines: &[ScalingLine]) -> String {
+    let k = |e: Option<f64>| e.map_or("".into(), |e| format!("{e:.2}"));
+    let rows: Vec<Vec<String>> = lines
+        .iter()
+        .map(|l| {
+            let r = &l.row;
+            vec![
+                r.model.clone(),
+                thousands(r.n as u64),
+                thousands(r.files as u64),
+                size(r.input_bytes),
+                thousands(r.states),
+                format!("{:.3}", r.wall_s),
+                format!("{:.3}", r.prove_s),
+                format!("{:.3}", r.kernel_s),
+                r.peak_rss.map_or("n/a".into(), |b| mib(b as f64)),
+                k(l.time_exponent),
+                k(l.memory_exponent),
+                format!(
+                    "{}/{}",
+                    thousands(r.proved as u64),
+                    thousands(r.theorems as u64)
+                ),
+                l.verdict.to_string(),
+            ]
+        })
+        .collect();
+    let mut text = String::from(
+        "Scaling rows: the whole `hilbert build` of each generated project, in a process of its own \
+         (k: the exponent of time or peak memory against input bytes since the previous size; 1 is linear):\n\n",
+    );
+    text.push_str(&table(
+        &[
+            "model",
+            "N",
+            "files",
+            "input",
+            "states",
+            "wall s",
+            "prove s",
+            "kernel s",
+            "peak memory",
+            "k time",
+            "k memory",
+            "proved",
+            "verdict",
+        ],
+        &rows,
+    ));
+    text
+}
+
+/// Time and peak memory of the scaling rows against N, log–log, one line per model.
+fn write_scaling_plots(dir: &Path, lines: &[ScalingLine]) -> Result<(), String> {
+    let mut models: Vec<&str> = lines.iter().map(|l| l.row.model.as_str()).collect();
+    models.sort_unstable();
+    models.dedup();
+    let series = |f: &dyn Fn(&ScalingRow) -> Option<f64>| -> Vec<Series> {
+        models
+            .iter()
+            .map(|m| {
+                let mut points: Vec<(f64, f64)> = lines
+                    .iter()
+                    .filter(|l| l.row.model == *m)
+                    .filter_map(|l| Some((l.row.n as f64, f(&l.row)?)))
+                    .collect();
+                points.sort_by(|a, b| a.0.total_cmp(&b.0));
+                Series {
+                    name: (*m).to_string(),
+                    points,
+                    dashed: false,
+                }
+            })
+            .filter(|s| !s.points.is_empty())
+            .collect()
+    };
+    for (file, title, y, s) in [
+        (
+            SCALING_CHARTS[0],
+            "hilbert build, wall time against N",
+            "s",
+            series(&|r| Some(r.wall_s)),
+        ),
+        (
+            SCALING_CHARTS[1],
+            "hilbert build, peak memory against N",
+            "peak MiB",
+            series(&|r| Some(r.peak_rss? as f64 / (1024.0 * 1024.0))),
+        ),
+    ] {
+        let svg = plot::chart(title, "N", y, &s, Scale::LogLog);
+        let path = dir.join(file);
+        std::fs::write(&path, svg)
+            .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+    }
+    Ok(())
 }
 
 /// The verdict end to end beside Spin's full search: our phases (proving explores once more,

@@ -87,6 +87,140 @@ fn the_smoke_suite_runs_every_model_and_every_verdict_is_as_expected() {
     assert_eq!(ring["states"], 48);
 }
 
+/// The scaling rows (issue 14): each shape's smoke size is the whole `hilbert build` of its
+/// generated project, run in a process of its own; every theorem of every network proved and
+/// admitted, and the row says the input's size, the wall time and the build's peak memory.
+#[test]
+fn the_scaling_rows_build_each_shape_end_to_end_with_the_expected_verdicts() {
+    let run = hilbert(
+        &[
+            "bench", "smoke", "scaling", "--format", "json", "--jobs", "1",
+        ],
+        None,
+    );
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    let report = json(&run.stdout);
+    assert_eq!(report["ok"], true, "{report}");
+    assert_eq!(
+        report["rows"].as_array().unwrap().len(),
+        0,
+        "only scaling rows"
+    );
+    let rows = report["scaling"].as_array().unwrap();
+    let shapes: Vec<(&str, u64)> = rows
+        .iter()
+        .map(|r| (r["model"].as_str().unwrap(), r["n"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(shapes, [("files", 3), ("par", 5), ("seq", 10)]);
+    for r in rows {
+        assert_eq!(r["verdict"], "ok", "{r}");
+        assert_eq!(r["mismatches"].as_array().unwrap().len(), 0, "{r}");
+        assert_eq!(r["admitted"], true, "{r}");
+        assert_eq!(r["exit_code"], 0, "{r}");
+        assert_eq!(r["jobs"], 1, "{r}");
+        // Two theorems (no deadlock, the desire reached) in each agent's network, all proved.
+        let networks = r["networks"].as_u64().unwrap();
+        assert_eq!(r["theorems"].as_u64().unwrap(), 2 * networks, "{r}");
+        assert_eq!(r["proved"], r["theorems"], "{r}");
+        assert!(r["input_bytes"].as_u64().unwrap() > 100, "{r}");
+        let wall = r["wall_s"].as_f64().unwrap();
+        assert!(wall > 0.0 && wall < 60.0, "{r}");
+        // The build's own phases fit inside the wall time of its process.
+        let phases = r["prove_s"].as_f64().unwrap() + r["kernel_s"].as_f64().unwrap();
+        assert!(phases <= wall, "{r}");
+        if cfg!(target_os = "linux") {
+            let peak = r["peak_rss"].as_u64().unwrap();
+            assert!(peak > 1 << 20 && peak < 4 << 30, "{r}");
+        }
+        assert!(r["time_exponent"].is_null(), "one size a shape: {r}");
+        assert!(r.get("memory_exponent").is_some(), "{r}");
+    }
+    let row = |m: &str| rows.iter().find(|r| r["model"] == m).unwrap();
+    // files 3: six files, three networks; par 5: six processes, a state after each hand-over;
+    // seq 10: one macro-step, two states.
+    assert_eq!(
+        (
+            row("files")["files"].as_u64(),
+            row("files")["networks"].as_u64()
+        ),
+        (Some(6), Some(3))
+    );
+    assert_eq!(row("par")["states"], 6);
+    assert_eq!(
+        (row("seq")["files"].as_u64(), row("seq")["states"].as_u64()),
+        (Some(2), Some(2))
+    );
+}
+
+/// Two sizes of one scaling shape: the table of the human report, the growth exponent, and the
+/// log–log charts of `--plot`.
+#[test]
+fn scaling_rows_have_their_table_and_charts() {
+    let models = TempDir::with_files(&[(
+        "seq/bench.toml",
+        b"description = \"seq\"\ngenerator = \"seq\"\nkind = \"scaling\"\n\n[suites]\nsmoke = [10, 100]\n\n[expected]\nRun_no_deadlock = \"proved\"\nGo_live_Done = \"proved\"\n",
+    )]);
+    let out = TempDir::with_files(&[]);
+    let dir = out.join("charts");
+    let run = hilbert(
+        &["bench", "smoke", "--models", &models.path(), "--plot", &dir],
+        None,
+    );
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    let header = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("| model"))
+        .unwrap();
+    let columns: Vec<&str> = header
+        .split('|')
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    assert_eq!(
+        columns,
+        [
+            "model",
+            "N",
+            "files",
+            "input",
+            "states",
+            "wall s",
+            "prove s",
+            "kernel s",
+            "peak memory",
+            "k time",
+            "k memory",
+            "proved",
+            "verdict"
+        ]
+    );
+    let second = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("| seq") && l.contains("| 100 "))
+        .unwrap_or_else(|| panic!("{}", run.stdout));
+    let k: f64 = second
+        .split('|')
+        .map(str::trim)
+        .nth(10)
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(k.is_finite(), "{second}");
+    for chart in ["scaling-time.svg", "scaling-memory.svg"] {
+        let svg = std::fs::read_to_string(out.0.join("charts").join(chart)).unwrap();
+        assert!(
+            svg.starts_with("<svg")
+                && svg.contains(">seq<")
+                && svg.matches("(log scale)").count() == 2,
+            "{chart}: {svg}"
+        );
+    }
+    // No state-space row ran, so no state-space chart.
+    assert!(!out.0.join("charts").join("time.svg").exists());
+}
+
 #[test]
 fn the_human_table_has_the_columns_of_the_issue() {
     let run = hilbert(&["bench", "smoke", "token-ring"], None);

@@ -1,5 +1,7 @@
 //! Line charts as SVG, written by hand (a few dozen lines; no plotting crate): one series per
-//! model, N on the x axis, and a logarithmic y axis when the values span more than a decade.
+//! model, N on the x axis, and a logarithmic y axis when the values span more than a decade;
+//! or both axes logarithmic ([`Scale::LogLog`], the scaling rows: a straight line of slope 1
+//! is a cost linear in the size).
 
 use std::fmt::Write;
 
@@ -76,12 +78,48 @@ fn nice_step(range: f64, parts: f64) -> f64 {
         }
 }
 
-/// A line chart of `series` as an SVG document.
+/// How a chart's axes are scaled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scale {
+    /// x linear; y logarithmic when the values span more than a decade, else linear from 0.
+    Auto,
+    /// Both logarithmic, with ticks at 1, 2 and 5 times the powers of ten (y: every decade).
+    LogLog,
+}
+
+/// A line chart of `series` as an SVG document ([`Scale::Auto`]).
 pub fn line_chart(title: &str, x_label: &str, y_label: &str, series: &[Series]) -> String {
+    chart(title, x_label, y_label, series, Scale::Auto)
+}
+
+/// The ticks 1, 2 and 5 times a power of ten within `[x0, x1]` (`x0 > 0`), or both ends if
+/// there are fewer than two.
+fn log_ticks(x0: f64, x1: f64) -> Vec<f64> {
+    let mut ticks = Vec::new();
+    for e in (x0.log10().floor() as i32)..=(x1.log10().ceil() as i32) {
+        for m in [1.0, 2.0, 5.0] {
+            let t = m * 10f64.powi(e);
+            if t >= x0 * (1.0 - 1e-9) && t <= x1 * (1.0 + 1e-9) {
+                ticks.push(t);
+            }
+        }
+    }
+    if ticks.len() < 2 {
+        ticks = vec![x0, x1];
+    }
+    ticks
+}
+
+/// A line chart of `series` as an SVG document, its axes scaled as `scale` says.
+pub fn chart(title: &str, x_label: &str, y_label: &str, series: &[Series], scale: Scale) -> String {
+    let log_x = scale == Scale::LogLog;
     let points = || series.iter().flat_map(|s| s.points.iter().copied());
     let (mut x0, mut x1) = (f64::INFINITY, f64::NEG_INFINITY);
     let (mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY);
     for (x, y) in points() {
+        if log_x && x <= 0.0 {
+            continue;
+        }
         x0 = x0.min(x);
         x1 = x1.max(x);
         if y > 0.0 {
@@ -90,18 +128,29 @@ pub fn line_chart(title: &str, x_label: &str, y_label: &str, series: &[Series]) 
         }
     }
     if !x0.is_finite() {
-        (x0, x1, y0, y1) = (0.0, 1.0, 1.0, 10.0);
+        (x0, x1) = if log_x { (1.0, 10.0) } else { (0.0, 1.0) };
+    }
+    if !y0.is_finite() {
+        (y0, y1) = (1.0, 10.0);
     }
     if x1 <= x0 {
-        x1 = x0 + 1.0;
+        x1 = if log_x { x0 * 10.0 } else { x0 + 1.0 };
     }
-    let log = y1 / y0 > 10.0;
+    let log = log_x || y1 / y0 > 10.0;
     let (ly0, ly1) = if log {
-        (y0.log10().floor(), y1.log10().ceil())
+        let (a, b) = (y0.log10().floor(), y1.log10().ceil());
+        (a, if b > a { b } else { a + 1.0 })
     } else {
         (0.0, if y1 > 0.0 { y1 * 1.1 } else { 1.0 })
     };
-    let px = |x: f64| LEFT + (x - x0) / (x1 - x0) * (W - LEFT - RIGHT);
+    let px = |x: f64| {
+        let t = if log_x {
+            (x.max(1e-300).log10() - x0.log10()) / (x1.log10() - x0.log10())
+        } else {
+            (x - x0) / (x1 - x0)
+        };
+        LEFT + t * (W - LEFT - RIGHT)
+    };
     let py = |y: f64| {
         let t = if log {
             (y.max(1e-300).log10() - ly0) / (ly1 - ly0).max(1e-9)
@@ -129,14 +178,24 @@ pub fn line_chart(title: &str, x_label: &str, y_label: &str, series: &[Series]) 
         r#"<path d="M{ax0} {ay0} V{ay1} H{ax1}" fill="none" stroke="black"/>"#
     );
     // x ticks: every integer N in range (at most 12 of them); round steps over a wide range
-    // (states), about six of them.
-    let step = if x1 - x0 <= 12.0 {
-        1.0
+    // (states), about six of them; 1, 2 and 5 times the powers of ten on a log scale.
+    let x_ticks: Vec<f64> = if log_x {
+        log_ticks(x0, x1)
     } else {
-        nice_step(x1 - x0, 6.0)
+        let step = if x1 - x0 <= 12.0 {
+            1.0
+        } else {
+            nice_step(x1 - x0, 6.0)
+        };
+        let mut ticks = Vec::new();
+        let mut x = (x0 / step).ceil() * step;
+        while x <= x1 {
+            ticks.push(x);
+            x += step;
+        }
+        ticks
     };
-    let mut x = (x0 / step).ceil() * step;
-    while x <= x1 {
+    for x in x_ticks {
         let _ = writeln!(
             s,
             r#"<line x1="{0}" y1="{ay1}" x2="{0}" y2="{1}" stroke="black"/><text x="{0}" y="{2}" text-anchor="middle">{3}</text>"#,
@@ -145,7 +204,6 @@ pub fn line_chart(title: &str, x_label: &str, y_label: &str, series: &[Series]) 
             ay1 + 18.0,
             label(x)
         );
-        x += step;
     }
     // y ticks: decades on a log scale, five steps otherwise.
     let ticks: Vec<f64> = if log {
@@ -172,10 +230,11 @@ pub fn line_chart(title: &str, x_label: &str, y_label: &str, series: &[Series]) 
     }
     let _ = writeln!(
         s,
-        r#"<text x="{}" y="{}" text-anchor="middle">{}</text>"#,
+        r#"<text x="{}" y="{}" text-anchor="middle">{}{}</text>"#,
         (ax0 + ax1) / 2.0,
         H - 12.0,
-        escape(x_label)
+        escape(x_label),
+        if log_x { " (log scale)" } else { "" }
     );
     let _ = writeln!(
         s,
@@ -276,5 +335,34 @@ mod tests {
         assert_eq!(label(1_118_878.0), "1.12M");
         assert_eq!(label(338_769.0), "339k");
         assert_eq!(label(0.5), "5e-1");
+    }
+
+    #[test]
+    fn a_log_log_chart_has_log_ticks_on_both_axes() {
+        let series = vec![Series {
+            name: "seq".into(),
+            points: vec![(1000.0, 0.02), (3000.0, 0.05), (30_000.0, 0.4)],
+            dashed: false,
+        }];
+        let svg = chart("t", "N", "s", &series, Scale::LogLog);
+        let ticks: Vec<&str> = svg
+            .lines()
+            .filter(|l| l.contains("y2=\"395\""))
+            .filter_map(|l| l.split('>').nth(2)?.split('<').next())
+            .collect();
+        assert_eq!(ticks, ["1k", "2k", "5k", "10k", "20k"], "{svg}");
+        assert_eq!(svg.matches("(log scale)").count(), 2, "{svg}");
+        // The points lie in the plot area, in order of x.
+        let xs: Vec<f64> = svg
+            .lines()
+            .filter(|l| l.starts_with("<circle"))
+            .filter_map(|l| l.split("cx=\"").nth(1)?.split('"').next()?.parse().ok())
+            .collect();
+        assert_eq!(xs.len(), 3);
+        assert!(xs[0] == LEFT && (xs[2] - (W - RIGHT)).abs() < 0.1, "{xs:?}");
+        assert!(xs[1] > xs[0] && xs[1] < xs[2]);
+        assert!(!chart("t", "N", "s", &[], Scale::LogLog).contains("NaN"));
+        assert_eq!(log_ticks(25.0, 400.0), [50.0, 100.0, 200.0]);
+        assert_eq!(log_ticks(3.0, 4.0), [3.0, 4.0]);
     }
 }

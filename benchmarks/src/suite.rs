@@ -9,6 +9,7 @@
 //! peer = "token-ring.pml"           # in benchmarks/peers/spin/
 //! peer_defines = []                 # extra `-D` for Spin (e.g. "ASYMMETRIC")
 //! # peer_theorem = "…_no_deadlock"  # what Spin decides, when there are several networks
+//! # kind = "scaling"                # a scaling row: the whole `hilbert build`, timed (below)
 //!
 //! [suites]                          # N for each suite
 //! smoke = [3]
@@ -19,6 +20,11 @@
 //! Token_no_deadlock = "proved"
 //! Circulate_live_Served = "refuted"
 //! ```
+//!
+//! A model of `kind = "scaling"` (`seq`, `par`, `files`: [`crate::scaling`]) is measured
+//! differently: its row is the whole `hilbert build` of the generated project, in a process of
+//! its own, against the input's size; its `[expected]` verdicts hold in every network (a
+//! project of several agents repeats the theorems' names), and it has no peer.
 
 use hilbert_frontend::project::{self, Loaded};
 use serde::Deserialize;
@@ -33,12 +39,19 @@ pub const GENERATORS: &[&str] = &[
     "token-ring",
     "cyclic-scheduler",
     "pipeline",
+    "seq",
+    "par",
+    "files",
 ];
 
 /// The project of a generated model of size `n` (`k`: what a pipeline counts to; the others
 /// ignore it), as `(file name, text)` pairs.
 pub fn generate(generator: &str, n: usize, k: usize) -> Result<Vec<(String, String)>, String> {
-    let min = if generator == "pipeline" { 1 } else { 2 };
+    let min = if matches!(generator, "pipeline" | "seq" | "par" | "files") {
+        1
+    } else {
+        2
+    };
     if n < min || k == 0 {
         return Err(format!(
             "`{generator}` needs N ≥ {min} (and K ≥ 1), not N = {n}"
@@ -51,6 +64,9 @@ pub fn generate(generator: &str, n: usize, k: usize) -> Result<Vec<(String, Stri
         "token-ring" => crate::token_ring(n),
         "cyclic-scheduler" => crate::scheduler(n),
         "pipeline" => crate::pipeline(n, k),
+        "seq" => crate::scaling::seq(n),
+        "par" => crate::scaling::par(n),
+        "files" => crate::scaling::files(n),
         other => {
             return Err(format!(
                 "no generator `{other}` (there are: {})",
@@ -79,6 +95,9 @@ pub struct Spec {
     pub peer_defines: Vec<String>,
     /// The theorem Spin's deadlock search decides (default: the one `*_no_deadlock` theorem).
     pub peer_theorem: Option<String>,
+    /// `scaling` for a scaling row (the whole `hilbert build`, timed against the input's size);
+    /// none for a state-space row.
+    pub kind: Option<String>,
     /// N for each suite.
     pub suites: BTreeMap<String, Vec<usize>>,
     /// Every theorem the build reports, with its expected verdict (`proved`, `refuted`).
@@ -123,6 +142,22 @@ impl Model {
                 ));
             }
         }
+        match spec.kind.as_deref() {
+            None => {}
+            Some("scaling") if spec.generator.is_some() && spec.peer.is_none() => {}
+            Some("scaling") => {
+                return Err(format!(
+                    "`{}`: a scaling model has a `generator` and no `peer`",
+                    path.display()
+                ));
+            }
+            Some(other) => {
+                return Err(format!(
+                    "`{}`: kind = \"{other}\": the only kind is `scaling`",
+                    path.display()
+                ));
+            }
+        }
         for suite in spec.suites.keys() {
             if !SUITES.contains(&suite.as_str()) {
                 return Err(format!(
@@ -150,6 +185,11 @@ impl Model {
     /// The N of a suite (none if the model has no row in it).
     pub fn sizes(&self, suite: &str) -> &[usize] {
         self.spec.suites.get(suite).map_or(&[], Vec::as_slice)
+    }
+
+    /// Whether the model is a scaling row (`kind = "scaling"`).
+    pub fn is_scaling(&self) -> bool {
+        self.spec.kind.as_deref() == Some("scaling")
     }
 
     /// The theorem the peer's deadlock search decides: `peer_theorem`, or the one expected
@@ -230,11 +270,14 @@ mod tests {
             names,
             [
                 "cyclic-scheduler",
+                "files",
+                "par",
                 "philosophers-asymmetric",
                 "philosophers-plain",
                 "philosophers-symmetric",
                 "pipeline",
                 "production-line",
+                "seq",
                 "token-ring"
             ]
         );
@@ -242,16 +285,20 @@ mod tests {
             assert!(!m.sizes("smoke").is_empty(), "{}", m.name);
             assert!(!m.sizes("default").is_empty(), "{}", m.name);
             assert!(!m.spec.expected.is_empty(), "{}", m.name);
+            let largest = m.sizes("default").iter().max().unwrap();
+            assert!(m.sizes("large").iter().all(|n| n > largest), "{}", m.name);
+            if m.is_scaling() {
+                assert!(m.spec.peer.is_none(), "{}", m.name);
+                continue;
+            }
             let peer = peers_root().join(m.spec.peer.as_deref().unwrap());
             assert!(peer.is_file(), "{}", peer.display());
             assert!(m.peer_theorem().is_some(), "{}", m.name);
-            let largest = m.sizes("default").iter().max().unwrap();
-            assert!(m.sizes("large").iter().all(|n| n > largest), "{}", m.name);
         }
     }
 
     /// Every generator's projects from the smallest size to a few more check with no
-    /// diagnostic and lower to one network.
+    /// diagnostic and lower to one network (a scaling shape: one per agent).
     #[test]
     fn every_generated_model_checks_clean() {
         for g in GENERATORS {
@@ -269,8 +316,13 @@ mod tests {
                     .map(|d| format!("{} {}", d.code, d.message))
                     .collect();
                 assert!(found.is_empty(), "{g} n = {n}: {found:?}");
-                assert_eq!(checked.ir.unwrap().networks.len(), 1, "{g} n = {n}");
+                let want = crate::scaling::networks(g, n);
+                assert_eq!(checked.ir.unwrap().networks.len(), want, "{g} n = {n}");
             }
+        }
+        for g in ["seq", "par", "files"] {
+            assert!(generate(g, 1, 3).is_ok(), "{g}");
+            assert!(generate(g, 0, 3).is_err(), "{g}");
         }
         assert!(
             generate("pipeline", 1, 3).is_ok(),
@@ -301,6 +353,12 @@ mod tests {
                 .unwrap_err()
                 .contains("`proved` or `refuted`")
         );
+        write("description = \"x\"\ngenerator = \"seq\"\nkind = \"huge\"\n[suites]\n[expected]\n");
+        assert!(Model::load(&dir).unwrap_err().contains("the only kind"));
+        write(
+            "description = \"x\"\ngenerator = \"seq\"\nkind = \"scaling\"\npeer = \"x.pml\"\n[suites]\n[expected]\n",
+        );
+        assert!(Model::load(&dir).unwrap_err().contains("no `peer`"));
         write("description = \"x\"\n[suites]\n[expected]\n");
         assert!(Model::load(&dir).unwrap_err().contains("exactly one of"));
         let _ = std::fs::remove_dir_all(&dir);

@@ -4,7 +4,8 @@
 use std::process::ExitCode;
 
 const USAGE: &str = "usage: gen-model --model NAME --n N [--k K] --out DIR
-  NAME: philosophers-symmetric | philosophers-asymmetric | philosophers-plain | token-ring | cyclic-scheduler | pipeline";
+  NAME: philosophers-symmetric | philosophers-asymmetric | philosophers-plain | token-ring | cyclic-scheduler | pipeline
+        | seq | par | files (the scaling shapes: N + 1 sequential believes, N relayed channels, N agents in 2N files)";
 
 fn main() -> ExitCode {
     let (mut model, mut n, mut k, mut out) = (None, None, 3usize, None);
