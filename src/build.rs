@@ -38,9 +38,14 @@ pub struct Args {
     /// Worker threads for the exploration (0: all cores).
     #[arg(long, value_name = "N", default_value_t = 0)]
     jobs: usize,
-    /// Where to write the certificates (one per plan network).
+    /// Where to write the certificates (one per plan network). A network whose slice of the IR,
+    /// sources and tool are those of a network an earlier build into DIR proved is not explored
+    /// again: its certificate there is re-checked by the kernel (reported as `reused`).
     #[arg(long, value_name = "DIR", default_value = "target/hilbert")]
     out: String,
+    /// Explore and prove every network again, reusing nothing an earlier build into --out kept.
+    #[arg(long)]
+    fresh: bool,
     /// Colour the human report.
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     color: Color,
@@ -108,6 +113,87 @@ fn emit_values(dir: &std::path::Path, ir: &hilbert_certificates::ir::Ir) -> std:
 /// renamed into place, so that a reader (or a second build writing the same `--out`) never sees
 /// a torn certificate. Returns the bytes as read back from the temporary file: what the kernel
 /// is given is exactly what was renamed into place.
+/// The file beside a network's certificate that lets a later build reuse its proof: the key it
+/// was proved under (`obligations::reuse_key`), its theorems and its counts.
+fn proof_path(out: &str, network: &str) -> String {
+    format!("{}/{network}.proof.json", out.trim_end_matches('/'))
+}
+
+/// Keeps what a later build needs to reuse the proof of `c` when the kernel admitted its
+/// certificate, and removes it otherwise (a stale one would name a certificate that is not
+/// admitted).
+fn keep_proof(
+    out: &str,
+    c: &obligations::NetworkCertificate,
+    theorems: &[Theorem],
+    mine: &[usize],
+    admitted: bool,
+) -> Result<(), String> {
+    let path = proof_path(out, &c.name);
+    let all_proved = mine
+        .iter()
+        .all(|&i| matches!(theorems[i].status, Status::Proved));
+    if c.reused && admitted {
+        return Ok(());
+    }
+    if !(admitted && all_proved) {
+        return match std::fs::remove_file(&path) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(format!("cannot remove the stale `{path}`: {e}")),
+        };
+    }
+    let kept = serde_json::json!({
+        "key": cert::hex(&c.key),
+        "states": c.states,
+        "transitions": c.transitions,
+        "theorems": mine
+            .iter()
+            .map(|&i| serde_json::json!({
+                "name": theorems[i].name,
+                "statement": theorems[i].statement,
+            }))
+            .collect::<Vec<_>>(),
+    });
+    write_atomically(&path, kept.to_string().as_bytes()).map(|_| ())
+}
+
+/// An earlier build's proof of `network` under `key`, when `out` keeps one: its theorems and
+/// counts, and the certificate's bytes (which the kernel checks again). Anything missing,
+/// unreadable or under another key is no proof, and the network is explored.
+fn reused(out: &str, network: &str, key: &[u8; 32]) -> Option<obligations::Reused> {
+    use hilbert_frontend::input;
+    let path = proof_path(out, network);
+    let text = input::read_regular(std::path::Path::new(&path), &path, 16 << 20).ok()?;
+    let kept: serde_json::Value = serde_json::from_slice(&text).ok()?;
+    if kept["key"].as_str()? != cert::hex(key) {
+        return None;
+    }
+    let theorems = kept["theorems"]
+        .as_array()?
+        .iter()
+        .map(|t| {
+            Some((
+                t["name"].as_str()?.to_string(),
+                t["statement"].as_str()?.to_string(),
+            ))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    let cert_path = format!("{}/{network}.cert", out.trim_end_matches('/'));
+    let bytes = input::read_regular(
+        std::path::Path::new(&cert_path),
+        &cert_path,
+        input::CERTIFICATE_CAP,
+    )
+    .ok()?;
+    Some(obligations::Reused {
+        theorems,
+        states: usize::try_from(kept["states"].as_u64()?).ok()?,
+        transitions: usize::try_from(kept["transitions"].as_u64()?).ok()?,
+        bytes,
+    })
+}
+
 fn write_atomically(path: &str, bytes: &[u8]) -> Result<Vec<u8>, String> {
     let tmp = format!("{path}.tmp-{}", std::process::id());
     let result = std::fs::write(&tmp, bytes)
@@ -218,9 +304,15 @@ fn kernel(proofs: &Proofs, out: &str, ir: Option<&Ir>) -> Result<KernelWords, St
         }
         let phase = hilbert_frontend::memory::Phase::begin();
         let clock = Instant::now();
-        let bytes = write_atomically(&path, &c.bytes)?;
+        // A reused certificate was read from `path` just now; any other is written first.
+        let bytes = if c.reused {
+            c.bytes.clone()
+        } else {
+            write_atomically(&path, &c.bytes)?
+        };
         let report = hilbert_kernel::check::check(&bytes, Some(&expected));
         drop(bytes);
+        keep_proof(out, c, &proofs.theorems, &mine, report.admitted.is_some())?;
         let (kernel_seconds, kernel_peak_bytes) = (clock.elapsed().as_secs_f64(), phase.end());
         tokens.extend(report.admitted.clone());
         let verdict = report.obligations.iter().find(|(n, _)| *n == c.frame);
@@ -367,12 +459,20 @@ pub fn run(args: &Args) -> u8 {
         .collect();
     let progress = Progress::start();
     let proofs = match &checked.ir {
-        Some(ir) if !checked.has_errors() => obligations::prove(
+        Some(ir) if !checked.has_errors() => obligations::prove_reusing(
             ir,
             &checked.program,
             &loaded.sources,
             &source_digests,
             limits,
+            hilbert_frontend::explore::Explorer::Fast,
+            &|name, key| {
+                if args.fresh {
+                    None
+                } else {
+                    reused(&args.out, name, key)
+                }
+            },
         ),
         _ => Proofs::default(),
     };
@@ -530,15 +630,22 @@ fn human(
         } else {
             "no certificate".to_string()
         };
+        let work = if n.reused {
+            "reused: proved by an earlier build, not explored again".to_string()
+        } else {
+            format!(
+                "explore and prove {:.2} s, peak {}",
+                n.seconds,
+                mib(n.peak_rss_bytes)
+            )
+        };
         text.push_str(&format!(
-            "network {}: {} state{}, {} transition{}; explore and prove {:.2} s, peak {}; {kernel}\n",
+            "network {}: {} state{}, {} transition{}; {work}; {kernel}\n",
             n.network,
             n.states,
             if n.states == 1 { "" } else { "s" },
             n.transitions,
             if n.transitions == 1 { "" } else { "s" },
-            n.seconds,
-            mib(n.peak_rss_bytes),
         ));
     }
     let count = |w: &str| {
@@ -761,6 +868,9 @@ struct NetworkStats<'a> {
     network: &'a str,
     /// Whether a certificate was written (not when the exploration passed --max-memory).
     certificate_written: bool,
+    /// Whether an earlier build's proof was reused: the network was not explored again, and
+    /// the kernel checked the kept certificate.
+    reused: bool,
     states: usize,
     transitions: usize,
     /// Exploring, proving and certifying it.
@@ -775,14 +885,17 @@ struct NetworkStats<'a> {
 
 /// Each network's statistics, from its certificate and the kernel's frame word on it.
 fn network_stats<'a>(proofs: &'a Proofs, frames: &[FrameWord]) -> Vec<NetworkStats<'a>> {
+    let by_name: std::collections::HashMap<&str, &FrameWord> =
+        frames.iter().map(|f| (f.network.as_str(), f)).collect();
     proofs
         .certificates
         .iter()
         .map(|c| {
-            let f = frames.iter().find(|f| f.network == c.name);
+            let f = by_name.get(c.name.as_str());
             NetworkStats {
                 network: &c.name,
                 certificate_written: c.withheld.is_none(),
+                reused: c.reused,
                 states: c.states,
                 transitions: c.transitions,
                 seconds: c.seconds,

@@ -323,6 +323,7 @@ pub fn run(args: &Args) -> u8 {
     let mut wanted: std::collections::HashMap<String, (Vec<SourceDigest>, Vec<u8>)> =
         std::collections::HashMap::new();
     if let Some((sources, Ok((ir, provenance)))) = &lowered {
+        let index = hilbert_frontend::Provenance::index(sources);
         for n in 0..ir.networks.len() {
             if let Some(slice) = ir.slice(n) {
                 let net = &slice.networks[0];
@@ -331,7 +332,10 @@ pub fn run(args: &Args) -> u8 {
                     slice.agents[net.agent.0 as usize].name, net.binding
                 );
                 let bytes = cert::ir_bytes(&slice);
-                wanted.insert(name, (provenance.sources_of(&slice, sources), bytes));
+                wanted.insert(
+                    name,
+                    (provenance.sources_of(&slice, sources, &index), bytes),
+                );
             }
         }
     }

@@ -192,11 +192,25 @@ fn two_builds_writing_one_out_directory_never_leave_a_torn_certificate() {
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
+        // Certificates and the proofs kept for incremental builds, nothing half-written.
         assert!(
-            names.iter().all(|n| n.ends_with(".cert")),
+            names
+                .iter()
+                .all(|n| n.ends_with(".cert") || n.ends_with(".proof.json")),
             "left behind: {names:?}"
         );
-        let certs: Vec<String> = names.iter().map(|n| format!("{out_s}/{n}")).collect();
+        for n in names.iter().filter(|n| n.ends_with(".proof.json")) {
+            let text = std::fs::read_to_string(out.join(n)).unwrap();
+            assert!(
+                serde_json::from_str::<serde_json::Value>(&text).is_ok(),
+                "torn: {n}"
+            );
+        }
+        let certs: Vec<String> = names
+            .iter()
+            .filter(|n| n.ends_with(".cert"))
+            .map(|n| format!("{out_s}/{n}"))
+            .collect();
         let mut args = vec!["verify"];
         args.extend(certs.iter().map(String::as_str));
         let run = Command::new(env!("CARGO_BIN_EXE_hilbert"))

@@ -128,13 +128,15 @@ impl Provenance {
     }
 
     /// The digests of the files `slice` comes from (its agents' files and its plans' files), in
-    /// the order of `digests`.
+    /// the order of `digests`; `index` is [`Provenance::index`] of `digests` (made once, so that
+    /// each network's list costs its own size, not the project's).
     pub fn sources_of(
         &self,
         slice: &hilbert_certificates::ir::Ir,
         digests: &[hilbert_certificates::cert::SourceDigest],
+        index: &std::collections::HashMap<&str, usize>,
     ) -> Vec<hilbert_certificates::cert::SourceDigest> {
-        let mut paths = std::collections::HashSet::new();
+        let mut paths = Vec::new();
         for a in &slice.agents {
             paths.extend(self.agents.get(&a.name).into_iter().flatten());
         }
@@ -143,11 +145,24 @@ impl Provenance {
                 paths.extend(self.stems.get(&p.file));
             }
         }
-        digests
+        let mut found: Vec<usize> = paths
             .iter()
-            .filter(|d| paths.contains(&d.path))
-            .cloned()
-            .collect()
+            .filter_map(|p| index.get(p.as_str()).copied())
+            .collect();
+        found.sort_unstable();
+        found.dedup();
+        found.into_iter().map(|i| digests[i].clone()).collect()
+    }
+
+    /// Where each path is in `digests` (the first, if one repeats).
+    pub fn index(
+        digests: &[hilbert_certificates::cert::SourceDigest],
+    ) -> std::collections::HashMap<&str, usize> {
+        let mut index = std::collections::HashMap::new();
+        for (i, d) in digests.iter().enumerate() {
+            index.entry(d.path.as_str()).or_insert(i);
+        }
+        index
     }
 }
 

@@ -190,6 +190,11 @@ pub struct NetworkCertificate {
     pub network: u32,
     /// The sources the slice comes from, which the certificate lists.
     pub sources: Vec<SourceDigest>,
+    /// What its proof depends on ([`reuse_key`]): a later build with the same key may reuse it.
+    pub key: [u8; 32],
+    /// Whether it was not explored again, an earlier build's proof being reused (the kernel
+    /// still checks its certificate).
+    pub reused: bool,
     /// The certificate's bytes (empty when it was withheld).
     pub bytes: Vec<u8>,
     /// Why no certificate was written: the exploration passed `--max-memory`, and a certificate
@@ -270,9 +275,60 @@ pub fn prove_using(
     limits: Limits,
     explorer: Explorer,
 ) -> Proofs {
+    prove_reusing(ir, program, sources, digests, limits, explorer, &|_, _| {
+        None
+    })
+}
+
+/// A network proved by an earlier build, which `hilbert build` kept (its certificate and its
+/// theorems) under the network's [`NetworkCertificate::key`].
+#[derive(Clone, Debug)]
+pub struct Reused {
+    /// Each theorem: its name and statement (all were proved, and the kernel admitted them).
+    pub theorems: Vec<(String, String)>,
+    /// States and transitions of the scene.
+    pub states: usize,
+    /// Transitions of the scene.
+    pub transitions: usize,
+    /// The certificate's bytes, which the kernel checks again.
+    pub bytes: Vec<u8>,
+}
+
+/// What a network's proof depends on, as one digest: the postcard bytes of its slice of the
+/// IR, the sources the slice comes from (path and digest: a statement quotes them), the tool's
+/// version, and the certificate format and semantics versions. Equal keys, equal proofs.
+pub fn reuse_key(slice: &Ir, sources: &[SourceDigest]) -> [u8; 32] {
+    use hilbert_certificates::cert;
+    let mut bytes = cert::ir_bytes(slice);
+    for d in sources {
+        bytes.extend_from_slice(&(d.path.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(d.path.as_bytes());
+        bytes.extend_from_slice(&d.sha256);
+    }
+    bytes.extend_from_slice(env!("CARGO_PKG_VERSION").as_bytes());
+    bytes.extend_from_slice(&cert::FORMAT_MAJOR.to_le_bytes());
+    bytes.extend_from_slice(&cert::FORMAT_MINOR.to_le_bytes());
+    bytes.extend_from_slice(&cert::SEMANTICS.to_le_bytes());
+    cert::sha256(&bytes)
+}
+
+/// As [`prove_using`], but a network for which `reuse(name, key)` gives an earlier proof is not
+/// explored again: its theorems are that proof's (proved), and its certificate is the stored
+/// one — which the caller hands to the kernel like any other, so the kernel's word is never
+/// reused, only the search.
+pub fn prove_reusing(
+    ir: &Ir,
+    program: &Program,
+    sources: &SourceMap,
+    digests: &[SourceDigest],
+    limits: Limits,
+    explorer: Explorer,
+    reuse: &dyn Fn(&str, &[u8; 32]) -> Option<Reused>,
+) -> Proofs {
     let mut proofs = Proofs::default();
     proofs.diagnostics.extend(unset_parameters(ir, program));
     let provenance = crate::Provenance::new(program, sources);
+    let digest_index = crate::Provenance::index(digests);
     for (ai, agent) in program.agents.iter().enumerate() {
         let ir_agent = &ir.agents[ai];
         for (bi, binding) in agent.bindings.iter().enumerate() {
@@ -314,8 +370,40 @@ pub fn prove_using(
             let Some(slice) = ir.slice(net_index as usize) else {
                 continue;
             };
-            let sources_of_net = provenance.sources_of(&slice, digests);
+            let sources_of_net = provenance.sources_of(&slice, digests, &digest_index);
             let whole_index = net_index;
+            let network = format!("{}.{}", agent.name, binding.name);
+            let key = reuse_key(&slice, &sources_of_net);
+            if let Some(earlier) = reuse(&network, &key) {
+                for (name, statement) in &earlier.theorems {
+                    proofs.theorems.push(Theorem {
+                        network: network.clone(),
+                        name: name.clone(),
+                        statement: statement.clone(),
+                        status: Status::Proved,
+                        states: earlier.states,
+                        transitions: earlier.transitions,
+                    });
+                }
+                proofs.states += earlier.states;
+                proofs.transitions += earlier.transitions;
+                proofs.certificates.push(NetworkCertificate {
+                    name: network,
+                    theorems: earlier.theorems.iter().map(|(n, _)| n.clone()).collect(),
+                    frame: frame_name(&slice),
+                    network: whole_index,
+                    sources: sources_of_net,
+                    key,
+                    reused: true,
+                    bytes: earlier.bytes,
+                    withheld: None,
+                    states: earlier.states,
+                    transitions: earlier.transitions,
+                    seconds: 0.0,
+                    peak_bytes: None,
+                });
+                continue;
+            }
             let (ir, net_index, digests) = (&slice, 0u32, &sources_of_net[..]);
             let ir_agent = &ir.agents[ir.networks[0].agent.0 as usize];
             let net = &ir.networks[net_index as usize];
@@ -347,7 +435,6 @@ pub fn prove_using(
                 })
             });
             let lc = lower_camel(&plan_name);
-            let network = format!("{}.{}", agent.name, binding.name);
             let counts = (graph.len(), graph.transitions());
             let first_theorem = proofs.theorems.len();
 
@@ -530,14 +617,11 @@ pub fn prove_using(
             proofs.certificates.push(NetworkCertificate {
                 name: network,
                 theorems,
-                frame: hilbert_kernel::check::obligations(ir, net_index as usize)
-                    .unwrap_or_default()
-                    .into_iter()
-                    .find(|(_, k)| matches!(k, hilbert_kernel::check::Kind::Frame(_)))
-                    .map(|(n, _)| n)
-                    .unwrap_or_default(),
+                frame: frame_name(ir),
                 network: whole_index,
                 sources: digests.to_vec(),
+                key,
+                reused: false,
                 bytes,
                 withheld,
                 states: counts.0,
@@ -550,6 +634,16 @@ pub fn prove_using(
     // Every theorem is kept: names repeat across networks (two agents' `plan Run`, two bindings
     // of one plan), and each network's theorems are its certificate's, refuted or not.
     proofs
+}
+
+/// The name of the frame obligation of a slice's network (`Operator.Work_frame`).
+fn frame_name(slice: &Ir) -> String {
+    hilbert_kernel::check::obligations(slice, 0)
+        .unwrap_or_default()
+        .into_iter()
+        .find(|(_, k)| matches!(k, hilbert_kernel::check::Kind::Frame(_)))
+        .map(|(n, _)| n)
+        .unwrap_or_default()
 }
 
 /// When the search stopped at the bound, whether the last state it reached holds a large
