@@ -46,6 +46,13 @@ pub struct Args {
     /// Explore and prove every network again, reusing nothing an earlier build into --out kept.
     #[arg(long)]
     fresh: bool,
+    /// Write a picture of each refuted theorem's counterexample under DIR: an SVG
+    /// message-sequence chart (or, with --trace-format dot, the state path for Graphviz).
+    #[arg(long, value_name = "DIR")]
+    trace_svg: Option<String>,
+    /// How --trace-svg draws a counterexample.
+    #[arg(long, value_enum, default_value_t = TraceFormat::Svg, requires = "trace_svg")]
+    trace_format: TraceFormat,
     /// Colour the human report.
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     color: Color,
@@ -65,6 +72,37 @@ pub struct Args {
     /// (warning HA0060); what reads none is proved for every value.
     #[arg(long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
     params: Vec<hilbert_frontend::ParamSpec>,
+}
+
+/// How `--trace-svg DIR` draws each counterexample.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum TraceFormat {
+    /// A message-sequence chart, `DIR/<Agent>.<Binding>.<Theorem>.svg`.
+    Svg,
+    /// The state path for Graphviz, `DIR/<Agent>.<Binding>.<Theorem>.dot`.
+    Dot,
+}
+
+/// Writes a picture of each refuted theorem's counterexample under `dir`.
+fn write_traces(
+    dir: &std::path::Path,
+    proofs: &Proofs,
+    format: TraceFormat,
+) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    for t in &proofs.theorems {
+        if let Status::Refuted(cex) = &t.status {
+            let (text, ext) = match format {
+                TraceFormat::Svg => (crate::trace::svg(t, cex), "svg"),
+                TraceFormat::Dot => (crate::trace::dot(t, cex), "dot"),
+            };
+            std::fs::write(
+                dir.join(format!("{}.{ext}", crate::trace::file_stem(t))),
+                text,
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// The explorer's threads for `--jobs N`: 0 is every core; more threads than cores explore no
@@ -488,6 +526,14 @@ pub fn run(args: &Args) -> u8 {
                 );
             }
         }
+    }
+    if let Some(dir) = &args.trace_svg
+        && let Err(e) = write_traces(std::path::Path::new(dir), &proofs, args.trace_format)
+    {
+        return output::fail(
+            &format!("cannot write the counterexample pictures to `{dir}`: {e}"),
+            "choose a writable directory with --trace-svg DIR",
+        );
     }
     let explore_seconds = started.elapsed().as_secs_f64();
     let mut diagnostics = checked.diagnostics.clone();

@@ -13,6 +13,7 @@ mod json;
 mod output;
 mod run;
 mod sarif;
+mod trace;
 mod verify;
 
 use clap::{Parser, Subcommand, ValueEnum};
