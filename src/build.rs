@@ -3,7 +3,7 @@
 //! (exit code 0) only on the kernel's word: the frontend alone never admits a build.
 
 use crate::check::{Color, Input, load_project};
-use crate::{Format, output, sarif};
+use crate::{Format, junit, output, sarif};
 use hilbert_certificates::cert::{self, SourceDigest};
 use hilbert_certificates::ir::Ir;
 use hilbert_frontend::explore::Limits;
@@ -448,6 +448,7 @@ fn kernel(proofs: &Proofs, out: &str, ir: Option<&Ir>) -> Result<KernelWords, St
 
 /// Runs the command and returns its exit code.
 pub fn run(args: &Args) -> u8 {
+    let begun = Instant::now();
     let (loaded, inputs) = match load_project(&args.paths) {
         Ok(x) => x,
         Err(code) => return code,
@@ -585,6 +586,16 @@ pub fn run(args: &Args) -> u8 {
             &diagnostics,
             &sarif_theorems(&proofs, &words, &checked.program),
         ),
+        Format::Junit => {
+            let check = junit::check_suite(
+                &loaded.sources,
+                &diagnostics,
+                args.deny_warnings,
+                (started - begun).as_secs_f64(),
+            );
+            let suites = junit_suites(check, &proofs, &words, &frames, admitted);
+            junit::report("hilbert build", begun.elapsed().as_secs_f64(), &suites)
+        }
     };
     output::stdout(&text);
     if bounded {
@@ -618,48 +629,10 @@ fn human(
     let labels = theorem_labels(&proofs.theorems);
     let width = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
     for ((t, label), word) in proofs.theorems.iter().zip(&labels).zip(words) {
-        text.push_str(&format!(
-            "theorem {:width$} : {}\n",
-            label,
-            t.statement,
-            width = width
-        ));
-        let counts = format!("{} states, {} transitions", t.states, t.transitions);
-        let kernel = match word {
-            Some(w) if w.admitted => "kernel: admitted".to_string(),
-            Some(w) if w.certificate.is_none() => format!(
-                "kernel: not asked ({})",
-                w.reason.as_deref().unwrap_or("no certificate")
-            ),
-            Some(w) => format!(
-                "kernel: refused ({})",
-                w.reason.as_deref().unwrap_or("no reason given")
-            ),
-            None => "kernel: no certificate".to_string(),
-        };
-        match &t.status {
-            Status::Proved => text.push_str(&format!("  proved ({counts}); {kernel}\n")),
-            Status::Unproved(reason) => {
-                text.push_str(&format!("  unproved: {reason} ({counts}); {kernel}\n"));
-            }
-            Status::Refuted(cex) => {
-                text.push_str(&format!("  refuted ({counts}); {kernel}\n"));
-                text.push_str(&show_counterexample(cex));
-            }
-        }
+        text.push_str(&theorem_text(label, width, t, word.as_ref()));
     }
     for f in frames {
-        match &f.word.reason {
-            None if f.word.admitted => text.push_str(&format!(
-                "frame {}: kernel: checked D for R^B, R^D, R^I, 4 and 5 for R^B, R^D ⊆ R^I on its explored worlds\n",
-                f.network
-            )),
-            reason => text.push_str(&format!(
-                "frame {}: kernel: refused ({})\n",
-                f.network,
-                reason.as_deref().unwrap_or("no reason given")
-            )),
-        }
+        text.push_str(&frame_text(f));
     }
     for n in network_stats(proofs, frames) {
         let mib = |b: Option<u64>| {
@@ -717,6 +690,52 @@ fn human(
         "not admitted: only a build whose every theorem the kernel admits is admitted\n"
     });
     text
+}
+
+/// One theorem as the human report gives it: `theorem LABEL : STATEMENT` (the label padded to
+/// `width`), its status with the counts and the kernel's word, and a refuted theorem's
+/// counterexample.
+fn theorem_text(label: &str, width: usize, t: &Theorem, word: Option<&KernelWord>) -> String {
+    let mut text = format!("theorem {label:width$} : {}\n", t.statement);
+    let counts = format!("{} states, {} transitions", t.states, t.transitions);
+    let kernel = match word {
+        Some(w) if w.admitted => "kernel: admitted".to_string(),
+        Some(w) if w.certificate.is_none() => format!(
+            "kernel: not asked ({})",
+            w.reason.as_deref().unwrap_or("no certificate")
+        ),
+        Some(w) => format!(
+            "kernel: refused ({})",
+            w.reason.as_deref().unwrap_or("no reason given")
+        ),
+        None => "kernel: no certificate".to_string(),
+    };
+    match &t.status {
+        Status::Proved => text.push_str(&format!("  proved ({counts}); {kernel}\n")),
+        Status::Unproved(reason) => {
+            text.push_str(&format!("  unproved: {reason} ({counts}); {kernel}\n"));
+        }
+        Status::Refuted(cex) => {
+            text.push_str(&format!("  refuted ({counts}); {kernel}\n"));
+            text.push_str(&show_counterexample(cex));
+        }
+    }
+    text
+}
+
+/// A network's frame obligation as the human report gives it: one line with the kernel's word.
+fn frame_text(f: &FrameWord) -> String {
+    match &f.word.reason {
+        None if f.word.admitted => format!(
+            "frame {}: kernel: checked D for R^B, R^D, R^I, 4 and 5 for R^B, R^D ⊆ R^I on its explored worlds\n",
+            f.network
+        ),
+        reason => format!(
+            "frame {}: kernel: refused ({})\n",
+            f.network,
+            reason.as_deref().unwrap_or("no reason given")
+        ),
+    }
 }
 
 /// How the human report names each theorem: by its name alone when every theorem is of one
@@ -836,6 +855,165 @@ fn sarif_theorems(
             }
         })
         .collect()
+}
+
+/// The JUnit report's suites: `check` (a case per source file), then one per network
+/// (`Agent.Binding`, in the order of the theorems) with a case per theorem and one for the frame
+/// obligation. A case passes only when the kernel admitted it; a refuted theorem is a
+/// `<failure>` with its counterexample, a proved one the kernel refused is a `<failure>` too,
+/// and an unproved one (a bound, host code, a parameter with no value) is an `<error>`: not
+/// decided, and still not admitted. Each network's time (exploring, proving and certifying it,
+/// and the kernel's check) is shared evenly among its cases.
+fn junit_suites(
+    check: junit::Suite,
+    proofs: &Proofs,
+    words: &[Option<KernelWord>],
+    frames: &[FrameWord],
+    admitted: bool,
+) -> Vec<junit::Suite> {
+    use junit::{Case, Outcome, Suite};
+    // The human report's labels and padding: a case's text is that report's, word for word.
+    let labels = theorem_labels(&proofs.theorems);
+    let width = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+    let stats = network_stats(proofs, frames);
+    // Every network's theorems, in the order the networks first appear (a network with no
+    // theorem still has its frame); looked up by name, as there may be thousands.
+    let mut order: Vec<&str> = Vec::new();
+    let mut theorems: std::collections::HashMap<&str, Vec<usize>> =
+        std::collections::HashMap::new();
+    let networks = proofs
+        .theorems
+        .iter()
+        .map(|t| t.network.as_str())
+        .chain(frames.iter().map(|f| f.network.as_str()));
+    for name in networks {
+        if !theorems.contains_key(name) {
+            theorems.insert(name, Vec::new());
+            order.push(name);
+        }
+    }
+    for (i, t) in proofs.theorems.iter().enumerate() {
+        theorems.entry(t.network.as_str()).or_default().push(i);
+    }
+    let frame_of: std::collections::HashMap<&str, &FrameWord> =
+        frames.iter().map(|f| (f.network.as_str(), f)).collect();
+    let stat_of: std::collections::HashMap<&str, &NetworkStats> =
+        stats.iter().map(|n| (n.network, n)).collect();
+    let mut suites = vec![check];
+    for network in order {
+        let mine = theorems.remove(network).unwrap_or_default();
+        let frame = frame_of.get(network).copied();
+        let stat = stat_of.get(network).copied();
+        let seconds = stat.map_or(0.0, |n| n.seconds + n.kernel_seconds);
+        let time = junit::share(seconds, mine.len() + usize::from(frame.is_some()));
+        let undecided = mine
+            .iter()
+            .any(|&i| matches!(proofs.theorems[i].status, Status::Unproved(_)));
+        let mut cases: Vec<Case> = Vec::new();
+        for (k, &i) in mine.iter().enumerate() {
+            let t = &proofs.theorems[i];
+            let word = words[i].as_ref();
+            let text = theorem_text(&labels[i], width, t, word);
+            // A name can repeat within a network (two release rules of one desire): dashboards
+            // key cases by name, so the second is `Name (2)`.
+            let nth = mine[..k]
+                .iter()
+                .filter(|&&j| proofs.theorems[j].name == t.name)
+                .count();
+            let name = if nth == 0 {
+                t.name.clone()
+            } else {
+                format!("{} ({})", t.name, nth + 1)
+            };
+            let kernel_reason = word
+                .and_then(|w| w.reason.clone())
+                .unwrap_or_else(|| "no certificate".to_string());
+            let outcome = match &t.status {
+                _ if word.is_some_and(|w| w.admitted) => Outcome::Passed,
+                Status::Refuted(c) => Outcome::Failure {
+                    kind: "refuted".into(),
+                    message: c.conclusion.clone(),
+                },
+                Status::Unproved(reason) => Outcome::Error {
+                    kind: "unproved".into(),
+                    message: reason.clone(),
+                },
+                Status::Proved => Outcome::Failure {
+                    kind: "refused".into(),
+                    message: format!("proved, but the kernel refused it: {kernel_reason}"),
+                },
+            };
+            cases.push(Case {
+                name,
+                classname: network.to_string(),
+                time,
+                outcome,
+                text,
+            });
+        }
+        if let Some(f) = frame {
+            let reason = f.word.reason.clone().unwrap_or_default();
+            let outcome = if f.word.admitted {
+                Outcome::Passed
+            } else if f.word.certificate.is_none() || undecided {
+                Outcome::Error {
+                    kind: "unproved".into(),
+                    message: reason,
+                }
+            } else {
+                Outcome::Failure {
+                    kind: "refused".into(),
+                    message: reason,
+                }
+            };
+            cases.push(Case {
+                name: f.obligation.clone(),
+                classname: network.to_string(),
+                time,
+                outcome,
+                text: frame_text(f),
+            });
+        }
+        let mut properties = Vec::new();
+        if let Some(c) = frame.and_then(|f| f.word.certificate.as_deref()) {
+            properties.push(("certificate".to_string(), c.to_string()));
+        }
+        if let Some(n) = stat {
+            properties.push(("states".to_string(), n.states.to_string()));
+            properties.push(("transitions".to_string(), n.transitions.to_string()));
+            properties.push(("reused".to_string(), n.reused.to_string()));
+        }
+        suites.push(Suite {
+            name: network.to_string(),
+            time: seconds,
+            properties,
+            cases,
+        });
+    }
+    // A build refused for a reason no case shows (the kernel found no admitted certificate for
+    // some network) still fails in the report.
+    let failing = suites
+        .iter()
+        .flat_map(|s| &s.cases)
+        .any(|c| c.outcome != Outcome::Passed);
+    if !admitted && !failing {
+        suites.push(Suite {
+            name: "admission".to_string(),
+            time: 0.0,
+            properties: Vec::new(),
+            cases: vec![Case {
+                name: "admitted".to_string(),
+                classname: "admission".to_string(),
+                time: 0.0,
+                outcome: Outcome::Failure {
+                    kind: "refused".into(),
+                    message: "not admitted: the kernel did not admit a certificate for every network of the sources".into(),
+                },
+                text: String::new(),
+            }],
+        });
+    }
+    suites
 }
 
 #[derive(Serialize)]

@@ -1,7 +1,7 @@
 //! `hilbert check [PATH…]`: load, parse and check, then report in the chosen format.
 
 use crate::output;
-use crate::{Format, json, sarif};
+use crate::{Format, json, junit, sarif};
 use hilbert_frontend::input::InputError;
 use hilbert_frontend::project::{self, LoadError, Loaded};
 use hilbert_frontend::render::{self, Summary};
@@ -99,6 +99,7 @@ pub struct Input {
 
 /// Runs the command and returns its exit code.
 pub fn run(args: &Args) -> u8 {
+    let begun = std::time::Instant::now();
     let (loaded, inputs) = match load_project(&args.paths) {
         Ok(x) => x,
         Err(code) => return code,
@@ -119,6 +120,16 @@ pub fn run(args: &Args) -> u8 {
         }
         Format::Json => json::report(&loaded, &checked.diagnostics, &inputs, clean, summary),
         Format::Sarif => sarif::report(&loaded.sources, &checked.diagnostics),
+        Format::Junit => {
+            let seconds = begun.elapsed().as_secs_f64();
+            let suite = junit::check_suite(
+                &loaded.sources,
+                &checked.diagnostics,
+                args.deny_warnings,
+                seconds,
+            );
+            junit::report("hilbert check", seconds, &[suite])
+        }
     };
     output::stdout(&text);
     u8::from(!clean)

@@ -10,6 +10,7 @@ mod build;
 mod check;
 mod explain;
 mod json;
+mod junit;
 mod output;
 mod run;
 mod sarif;
@@ -61,6 +62,9 @@ pub enum Format {
     Json,
     /// SARIF 2.1.0, for code-scanning tools.
     Sarif,
+    /// JUnit XML, for CI dashboards (Jenkins, GitLab, Azure Pipelines): a test case per source
+    /// file, and for `build` per theorem and frame obligation.
+    Junit,
 }
 
 /// Exit code: a usage or environment error.

@@ -27,6 +27,8 @@ pub enum Format {
     Human,
     /// One JSON object.
     Json,
+    /// JUnit XML, for CI dashboards: a test suite per certificate, a test case per obligation.
+    Junit,
 }
 
 /// The options of `hilbert verify`.
@@ -289,6 +291,12 @@ fn lower_sources(
 
 /// Runs the command and returns its exit code.
 pub fn run(args: &Args) -> u8 {
+    if args.dump && args.format == Format::Junit {
+        return output::fail(
+            "--dump prints the certificates, as a listing or as JSON, not as a JUnit report",
+            "use --dump alone, or --dump --format json",
+        );
+    }
     let mut certs = Vec::new();
     for path in &args.certs {
         match input::read_regular(Path::new(path), path, input::CERTIFICATE_CAP) {
@@ -339,9 +347,12 @@ pub fn run(args: &Args) -> u8 {
             }
         }
     }
+    let begun = std::time::Instant::now();
+    let mut seconds = Vec::with_capacity(certs.len());
     let reports: Vec<(String, Report)> = certs
         .iter()
         .map(|(path, bytes)| {
+            let clock = std::time::Instant::now();
             let refused = |why: String| Report {
                 network: None,
                 obligations: Vec::new(),
@@ -367,6 +378,7 @@ pub fn run(args: &Args) -> u8 {
                     },
                 },
             };
+            seconds.push(clock.elapsed().as_secs_f64());
             (path.clone(), report)
         })
         .collect();
@@ -400,7 +412,7 @@ pub fn run(args: &Args) -> u8 {
     let text = if args.dump {
         match args.format {
             Format::Json => dump(&certs),
-            Format::Human => listing(&certs),
+            Format::Human | Format::Junit => listing(&certs),
         }
     } else {
         match args.format {
@@ -424,10 +436,121 @@ pub fn run(args: &Args) -> u8 {
                 text.push('\n');
                 text
             }
+            Format::Junit => crate::junit::report(
+                "hilbert verify",
+                begun.elapsed().as_secs_f64(),
+                &junit_suites(&reports, &seconds, coverage.as_ref()),
+            ),
         }
     };
     output::stdout(&text);
     u8::from(!admitted)
+}
+
+/// The JUnit report's suites: one per certificate (named by its network, `Agent.Binding`, or by
+/// its path when it has none), with a case per obligation the kernel derived (a refused one is a
+/// `<failure>` with the kernel's rule, reason and state) or, for a certificate that is invalid,
+/// one case `certificate` that fails with why; the kernel's time on the certificate is shared
+/// among its cases. With `--sources`, a suite `sources` with one case `coverage`, failed with
+/// every network not covered.
+fn junit_suites(
+    reports: &[(String, Report)],
+    seconds: &[f64],
+    coverage: Option<&Coverage>,
+) -> Vec<crate::junit::Suite> {
+    use crate::junit::{Case, Outcome, Suite, share};
+    let mut suites: Vec<Suite> = reports
+        .iter()
+        .zip(seconds)
+        .map(|((path, r), &seconds)| {
+            let network = r.network.clone().unwrap_or_else(|| path.clone());
+            let mut cases: Vec<Case> = r
+                .obligations
+                .iter()
+                .map(|(name, v)| match v {
+                    Verdict::Proved => (name.to_string(), Outcome::Passed, String::new()),
+                    Verdict::Refused(f) => {
+                        let mut text = format!("refused ({}): {}\n", f.rule, f.reason);
+                        if let Some(state) = &f.state {
+                            text.push_str(&format!("at {state}\n"));
+                        }
+                        let message = format!("{}: {}", f.rule, f.reason);
+                        let kind = f.rule.to_string();
+                        (name.to_string(), Outcome::Failure { kind, message }, text)
+                    }
+                })
+                .map(|(name, outcome, text)| Case {
+                    name,
+                    classname: network.clone(),
+                    time: 0.0,
+                    outcome,
+                    text,
+                })
+                .collect();
+            if let Some(why) = &r.invalid {
+                cases.push(Case {
+                    name: "certificate".to_string(),
+                    classname: network.clone(),
+                    time: 0.0,
+                    outcome: Outcome::Failure {
+                        kind: "invalid".to_string(),
+                        message: why.clone(),
+                    },
+                    text: format!("{path}: invalid certificate: {why}\n"),
+                });
+            } else if r.admitted.is_none() && cases.iter().all(|c| c.outcome == Outcome::Passed) {
+                // Not admitted, though no obligation says why: the report must not pass.
+                cases.push(Case {
+                    name: "certificate".to_string(),
+                    classname: network.clone(),
+                    time: 0.0,
+                    outcome: Outcome::Failure {
+                        kind: "refused".to_string(),
+                        message: "the kernel did not admit the certificate".to_string(),
+                    },
+                    text: String::new(),
+                });
+            }
+            let each = share(seconds, cases.len());
+            for c in &mut cases {
+                c.time = each;
+            }
+            Suite {
+                name: network,
+                time: seconds,
+                properties: vec![("certificate".to_string(), path.clone())],
+                cases,
+            }
+        })
+        .collect();
+    if let Some(c) = coverage {
+        let outcome = if c.problems.is_empty() {
+            Outcome::Passed
+        } else {
+            Outcome::Failure {
+                kind: "coverage".to_string(),
+                message: format!(
+                    "the certificates do not cover the sources' {} network{}: {}",
+                    c.networks,
+                    if c.networks == 1 { "" } else { "s" },
+                    c.problems.join("; ")
+                ),
+            }
+        };
+        suites.push(Suite {
+            name: "sources".to_string(),
+            time: 0.0,
+            properties: vec![("networks".to_string(), c.networks.to_string())],
+            cases: vec![Case {
+                name: "coverage".to_string(),
+                classname: "sources".to_string(),
+                time: 0.0,
+                outcome,
+                text: c.problems.iter().map(|p| format!("{p}\n")).collect(),
+            }],
+        });
+    }
+    suites
 }
 
 /// Each certificate as a listing to read (`hilbert_frontend::listing`).
