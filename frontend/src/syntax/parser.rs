@@ -20,6 +20,32 @@ pub const MAX_DEPTH: usize = 200;
 /// Syntax errors beyond this many in one file end its parse.
 pub const MAX_ERRORS: usize = 50;
 
+/// `items` joined by `op` as a balanced tree, in order; each node spans its first item's start to
+/// its last item's end.
+fn balanced(op: BinOp, mut items: Vec<Expr>) -> Expr {
+    if items.len() <= 1 {
+        return items.pop().unwrap_or(Expr {
+            kind: ExprKind::Error,
+            span: Span {
+                file: crate::source::FileId(0),
+                start: 0,
+                end: 0,
+            },
+        });
+    }
+    let right = items.split_off(items.len() / 2);
+    let (lhs, rhs) = (balanced(op, items), balanced(op, right));
+    let span = Span {
+        file: lhs.span.file,
+        start: lhs.span.start,
+        end: rhs.span.end,
+    };
+    Expr {
+        kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
+        span,
+    }
+}
+
 /// The stack the parser runs on. Recursion is bounded by [`MAX_DEPTH`]; a debug build needs a
 /// few kilobytes per level, so the parse gets a stack of its own rather than trusting the
 /// caller's (a test thread has 2 MiB).
@@ -597,6 +623,9 @@ impl Parser<'_> {
         if level > 4 {
             return self.not_expr();
         }
+        if level < 2 {
+            return self.flat_chain(level);
+        }
         let start = self.tok().span;
         let saved = self.depth;
         let mut lhs = self.binary_level(level + 1);
@@ -624,6 +653,26 @@ impl Parser<'_> {
         }
         self.depth = saved;
         lhs
+    }
+
+    /// A chain of `∨` (level 0) or `∧` (level 1), read in a loop and built as a balanced tree:
+    /// a flat chain of any length is not deep (its depth is the logarithm of its length), so it
+    /// does not count against [`MAX_DEPTH`]. Both are associative, and every pass reads a
+    /// tree left to right, so the balanced tree means what the left-leaning one did (a `∧`'s
+    /// bindings are still visible to everything on its right).
+    fn flat_chain(&mut self, level: u8) -> Expr {
+        let op = if level == 0 { BinOp::Or } else { BinOp::And };
+        let token = if level == 0 {
+            TokenKind::Or
+        } else {
+            TokenKind::And
+        };
+        let mut items = vec![self.binary_level(level + 1)];
+        while self.peek() == token {
+            self.bump();
+            items.push(self.binary_level(level + 1));
+        }
+        balanced(op, items)
     }
 
     fn comparison_op(&self) -> Option<BinOp> {
