@@ -160,3 +160,42 @@ fn a_network_that_is_not_proved_is_not_kept_for_reuse() {
     let (_, networks) = build(&dir, &out, &[]);
     assert_eq!(reused(&networks), ["A2.Go"]);
 }
+
+#[test]
+fn a_reused_network_gives_the_warnings_proving_it_gave() {
+    // The seed's Work network raises no alarm, so its release theorem is vacuous: HK0069. A
+    // rebuild that reuses the network warns the same, and --deny-warnings refuses both.
+    let tmp = TempDir::with_files(&[]);
+    let out = tmp.join("out");
+    let mut codes = Vec::new();
+    for _ in 0..2 {
+        let run = hilbert(
+            &[
+                "build",
+                "examples/production-line",
+                "--out",
+                &out,
+                "--format",
+                "json",
+                "--deny-warnings",
+            ],
+            None,
+        );
+        let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        let warned: Vec<String> = json["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["code"].as_str().unwrap().to_string())
+            .collect();
+        let reused = json["stats"]["networks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|n| n["reused"] == true)
+            .count();
+        codes.push((run.code, warned, reused));
+    }
+    assert_eq!(codes[0], (Some(1), vec!["HK0069".to_string()], 0));
+    assert_eq!(codes[1], (Some(1), vec!["HK0069".to_string()], 2));
+}

@@ -374,6 +374,20 @@ pub fn prove_reusing(
             let whole_index = net_index;
             let network = format!("{}.{}", agent.name, binding.name);
             let key = reuse_key(&slice, &sources_of_net);
+            {
+                let net = &slice.networks[0];
+                let ir_agent = &slice.agents[net.agent.0 as usize];
+                proofs.diagnostics.extend(release_warnings(
+                    &slice,
+                    net,
+                    program,
+                    sources,
+                    agent,
+                    ir_agent,
+                    &binding.name,
+                    &desires,
+                ));
+            }
             if let Some(earlier) = reuse(&network, &key) {
                 for (name, statement) in &earlier.theorems {
                     proofs.theorems.push(Theorem {
@@ -493,41 +507,14 @@ pub fn prove_reusing(
                 });
 
                 // Release, when the impossible condition is one belief with constant arguments.
-                for (ri, (cond, _)) in ir_desire.impossible.iter().enumerate() {
+                for (cond, _) in &ir_desire.impossible {
+                    // Without a theorem, not silently: `release_warnings` says why.
                     let Some(atom) = hilbert_kernel::check::constant_atom(cond) else {
-                        // Not silently: the abort handlers go unchecked for this rule.
-                        let rule = &desire.impossible[ri].cond;
-                        proofs.diagnostics.push(
-                            Diagnostic::warning(
-                                RELEASE_NOT_GENERATED,
-                                rule.span,
-                                format!(
-                                    "no `{}_released_{}` is proved for this `impossible` condition",
-                                    binding.name, desire.name
-                                ),
-                            )
-                            .with_label("not one belief with constant arguments")
-                            .with_note(format!(
-                                "a release theorem is proved for a condition that is one belief with constant arguments (`B(self) leak(1)`); for `{}` the build does not check that aborting `{plan_name}` finishes, so a stuck `on abort` handler goes unnoticed",
-                                goal_text(sources, rule)
-                            ))
-                            .with_help("write the condition as one belief with constant arguments if it can be, or check the handlers by hand"),
-                        );
                         continue;
                     };
                     let atom_text = show_atom(ir, net, &atom);
                     let name = format!("{}_released_{}", binding.name, desire.name);
                     if !hilbert_kernel::check::can_raise(net, &atom) {
-                        let rule_span = desire.impossible[ri].cond.span;
-                        let plan_span = program
-                            .plan_files
-                            .iter()
-                            .flat_map(|f| f.plans.iter())
-                            .find(|p| p.name == plan_name)
-                            .map_or(rule_span, |p| p.span);
-                        proofs.diagnostics.push(release_vacuous(
-                            &name, &atom_text, &plan_name, plan_span, rule_span,
-                        ));
                         continue;
                     }
                     let status = if let Some(reason) = &bound {
@@ -634,6 +621,67 @@ pub fn prove_reusing(
     // Every theorem is kept: names repeat across networks (two agents' `plan Run`, two bindings
     // of one plan), and each network's theorems are its certificate's, refuted or not.
     proofs
+}
+
+/// The warnings proving a network gives about its `impossible` rules, which depend on the IR
+/// alone, so that a network whose proof is reused gives them too: a condition that is not one
+/// belief with constant arguments gets no release theorem (HK0070), and one that no `believe` of
+/// the network raises gets a vacuous one (HK0069).
+#[allow(clippy::too_many_arguments)]
+fn release_warnings(
+    ir: &Ir,
+    net: &Network,
+    program: &Program,
+    sources: &SourceMap,
+    agent: &crate::check::AgentInfo,
+    ir_agent: &ir::Agent,
+    binding: &str,
+    desires: &[usize],
+) -> Vec<Diagnostic> {
+    let plan_name = &net.plan(net.root).name;
+    let mut out = Vec::new();
+    for &di in desires {
+        let desire = &agent.desires[di];
+        for (ri, (cond, _)) in ir_agent.desires[di].impossible.iter().enumerate() {
+            let rule = &desire.impossible[ri].cond;
+            let Some(atom) = hilbert_kernel::check::constant_atom(cond) else {
+                out.push(
+                    Diagnostic::warning(
+                        RELEASE_NOT_GENERATED,
+                        rule.span,
+                        format!(
+                            "no `{binding}_released_{}` is proved for this `impossible` condition",
+                            desire.name
+                        ),
+                    )
+                    .with_label("not one belief with constant arguments")
+                    .with_note(format!(
+                        "a release theorem is proved for a condition that is one belief with constant arguments (`B(self) leak(1)`); for `{}` the build does not check that aborting `{plan_name}` finishes, so a stuck `on abort` handler goes unnoticed",
+                        goal_text(sources, rule)
+                    ))
+                    .with_help("write the condition as one belief with constant arguments if it can be, or check the handlers by hand"),
+                );
+                continue;
+            };
+            if !hilbert_kernel::check::can_raise(net, &atom) {
+                let name = format!("{binding}_released_{}", desire.name);
+                let plan_span = program
+                    .plan_files
+                    .iter()
+                    .flat_map(|f| f.plans.iter())
+                    .find(|p| p.name == *plan_name)
+                    .map_or(rule.span, |p| p.span);
+                out.push(release_vacuous(
+                    &name,
+                    &show_atom(ir, net, &atom),
+                    plan_name,
+                    plan_span,
+                    rule.span,
+                ));
+            }
+        }
+    }
+    out
 }
 
 /// The name of the frame obligation of a slice's network (`Operator.Work_frame`).
