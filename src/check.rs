@@ -5,7 +5,7 @@ use crate::{Format, json, junit, sarif};
 use hilbert_frontend::input::InputError;
 use hilbert_frontend::project::{self, LoadError, Loaded};
 use hilbert_frontend::render::{self, Summary};
-use hilbert_frontend::{SourceMap, Span, check_project};
+use hilbert_frontend::{SourceMap, Span};
 use sha2::{Digest, Sha256};
 use std::io::IsTerminal;
 
@@ -25,6 +25,10 @@ pub struct Args {
     /// Colour the human report: `auto` colours only a terminal, and never when NO_COLOR is set.
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     color: Color,
+    /// The timeout of each Z3 query of the condition analysis and the frame conditions, in
+    /// milliseconds; a query that times out proves nothing (its frame condition is HA0059).
+    #[arg(long, value_name = "MS", default_value_t = 10_000)]
+    smt_timeout: u32,
 }
 
 /// When to colour.
@@ -104,7 +108,12 @@ pub fn run(args: &Args) -> u8 {
         Ok(x) => x,
         Err(code) => return code,
     };
-    let checked = check_project(&loaded);
+    let checked = hilbert_frontend::check_project_with(
+        &loaded,
+        hilbert_smt::Options {
+            timeout_ms: args.smt_timeout,
+        },
+    );
     let summary = Summary::of(&checked.diagnostics, loaded.sources.files().len());
     let clean = is_clean(summary, args.deny_warnings);
     let text = match args.format {

@@ -46,6 +46,9 @@ pub struct RunArgs {
     /// agents read must have one.
     #[arg(long = "param", value_name = "NAME=VALUE", value_parser = crate::build::parse_param)]
     params: Vec<hilbert_frontend::ParamSpec>,
+    /// The timeout of each Z3 query of the check before the run, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 10_000)]
+    smt_timeout: u32,
 }
 
 /// The reconsideration policies.
@@ -180,15 +183,10 @@ fn scenario_params(scenario: &Scenario) -> Result<Vec<ParamSpec>, u8> {
 
 /// Loads and checks a project, lowered with the agent parameter values of `params`; prints its
 /// errors and returns `Err(exit code)` if it has any.
-fn load_ir(paths: &[String], params: &[ParamSpec]) -> Result<Ready, u8> {
+fn load_ir(paths: &[String], params: &[ParamSpec], smt: hilbert_smt::Options) -> Result<Ready, u8> {
     let loaded = project::load(paths).map_err(|e| output::fail(&e.to_string(), hint(&e)))?;
     let inputs = digests(&loaded);
-    let checked = hilbert_frontend::check_project_params(
-        &loaded,
-        hilbert_smt::Options::default(),
-        params,
-    )
-    .map_err(|e| {
+    let checked = hilbert_frontend::check_project_params(&loaded, smt, params).map_err(|e| {
         output::fail(
             &e,
             "name a parameter the agent declares, with a value of its type: --param line=\"A\"",
@@ -281,7 +279,10 @@ pub fn run(args: &RunArgs) -> u8 {
         Ok(s) => s,
         Err(code) => return code,
     };
-    let ready = match load_ir(&args.paths, &specs) {
+    let smt = hilbert_smt::Options {
+        timeout_ms: args.smt_timeout,
+    };
+    let ready = match load_ir(&args.paths, &specs, smt) {
         Ok(x) => x,
         Err(code) => return code,
     };
@@ -642,7 +643,7 @@ pub fn replay(args: &ReplayArgs) -> u8 {
         Ok(s) => s,
         Err(code) => return code,
     };
-    let ready = match load_ir(&paths, &specs) {
+    let ready = match load_ir(&paths, &specs, hilbert_smt::Options::default()) {
         Ok(x) => x,
         Err(code) => return code,
     };

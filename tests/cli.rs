@@ -467,3 +467,20 @@ fn build_emits_each_agents_compiled_values() {
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&out);
 }
+
+#[test]
+fn check_and_run_take_a_solver_timeout() {
+    let run = hilbert(
+        &["check", "examples/production-line", "--smt-timeout", "5000"],
+        None,
+    );
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    let run = hilbert(
+        &["check", "examples/production-line", "--smt-timeout", "soon"],
+        None,
+    );
+    assert_eq!(run.code, Some(2));
+    assert!(run.stderr.contains("--smt-timeout"), "{}", run.stderr);
+    let run = hilbert(&["run", "--help"], None);
+    assert!(run.stdout.contains("--smt-timeout"), "{}", run.stdout);
+}
