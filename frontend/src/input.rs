@@ -57,14 +57,18 @@ impl InputError {
 
 impl fmt::Display for InputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let shown = crate::render::display_path(self.path());
         match self {
-            InputError::Io { path, reason } => write!(f, "cannot read `{path}`: {reason}"),
-            InputError::NotRegular { path, kind } => {
-                write!(f, "`{path}` is {kind}, not a regular file; it was not read")
+            InputError::Io { reason, .. } => write!(f, "cannot read `{shown}`: {reason}"),
+            InputError::NotRegular { kind, .. } => {
+                write!(
+                    f,
+                    "`{shown}` is {kind}, not a regular file; it was not read"
+                )
             }
-            InputError::TooLarge { path, cap } => write!(
+            InputError::TooLarge { cap, .. } => write!(
                 f,
-                "`{path}` is larger than the {} limit for this kind of file; it was not read",
+                "`{shown}` is larger than the {} limit for this kind of file; it was not read",
                 human_bytes(*cap)
             ),
         }

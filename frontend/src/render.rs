@@ -133,7 +133,7 @@ pub fn render(diagnostic: &Diagnostic, sources: &SourceMap, color: bool) -> Stri
         let location = match file {
             Some(f) => {
                 let (line, col) = f.line_col(first.span.start);
-                format!("{}:{line}:{col}", f.path)
+                format!("{}:{line}:{col}", display_path(&f.path))
             }
             None => "<unknown file>".to_string(),
         };
@@ -258,6 +258,24 @@ fn display_line(text: &str) -> String {
     out.trim_end().to_string()
 }
 
+/// A file name as a report shows it: a control character or a bidirectional override in it
+/// (which would rewrite a terminal's display, or split the `-->` line) is written as its
+/// escape, `\u{1b}` or `\n`, so that the name stays on one line and can still be told apart.
+pub fn display_path(path: &str) -> std::borrow::Cow<'_, str> {
+    if !path.chars().any(is_unsafe) {
+        return std::borrow::Cow::Borrowed(path);
+    }
+    let mut out = String::with_capacity(path.len() + 8);
+    for c in path.chars() {
+        if is_unsafe(c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Control characters and bidirectional overrides, which would rewrite a terminal's display.
 fn is_unsafe(c: char) -> bool {
     c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
@@ -376,6 +394,20 @@ mod tests {
 
     fn code(n: u16) -> Code {
         Code::new(Dialect::Plans, n)
+    }
+
+    #[test]
+    fn a_file_name_with_control_characters_is_shown_escaped_on_one_line() {
+        let name = "bad\u{1b}[31mname\nline\u{202e}.hk";
+        let sources = map(&[(name, "plan P() : A ≔ SKIP\n")]);
+        let d = Diagnostic::error(code(6), span(0, 0, 4), "a message").with_label("here");
+        let text = render(&d, &sources, false);
+        assert!(
+            text.contains(" --> bad\\u{1b}[31mname\\nline\\u{202e}.hk:1:1\n"),
+            "{text}"
+        );
+        assert!(!text.contains('\u{1b}') && !text.contains('\u{202e}'));
+        assert_eq!(display_path("Line.hk"), "Line.hk");
     }
 
     /// Byte offset of the first occurrence of `needle` in `text`.
