@@ -252,7 +252,17 @@ pub fn run(args: &RunArgs) -> u8 {
                     "a scenario is a regular JSON file of at most 64 MiB",
                 );
             }
-            Ok(text) => match serde_json::from_str::<Scenario>(&text) {
+            // A scenario is a JSON object: serde would also read a struct from an array (`[]`
+            // was a scenario of defaults).
+            Ok(text) => match serde_json::from_str::<serde_json::Value>(&text).and_then(|v| {
+                if v.is_object() {
+                    serde_json::from_value::<Scenario>(v)
+                } else {
+                    Err(serde::de::Error::custom(
+                        "a scenario is a JSON object (`{\"cycles\": …, \"events\": […]}`)",
+                    ))
+                }
+            }) {
                 Ok(s) => s,
                 Err(e) => {
                     return output::fail(
@@ -274,6 +284,22 @@ pub fn run(args: &RunArgs) -> u8 {
         scenario
             .params
             .insert(key, hilbert_runtime::ParamValue::Str(p.value.clone()));
+    }
+    // Events after the last cycle never happen: said, not silently dropped.
+    let late = scenario
+        .events
+        .iter()
+        .filter(|e| e.cycle >= scenario.cycles)
+        .count();
+    if late > 0 {
+        use std::io::Write;
+        let (s, verb) = if late == 1 { ("", "s") } else { ("s", "") };
+        let cycles = scenario.cycles;
+        let _ = writeln!(
+            std::io::stderr(),
+            "warning: {late} scenario event{s} at cycle {cycles} or later never happen{verb}: the run stops after {cycles} cycle{}",
+            if cycles == 1 { "" } else { "s" },
+        );
     }
     let specs = match scenario_params(&scenario) {
         Ok(s) => s,

@@ -488,3 +488,50 @@ fn the_journal_path_is_checked_before_the_run() {
     );
     assert_eq!(run.stdout, "", "nothing ran");
 }
+
+#[test]
+fn a_scenario_is_an_object_and_events_past_the_last_cycle_are_said() {
+    let tmp = common::TempDir::with_files(&[
+        ("empty.json", b"[]"),
+        (
+            "late.json",
+            br#"{"cycles": 3, "events": [{"cycle": 1, "believe": ["alarm(\"raised\")"]}, {"cycle": 3}, {"cycle": 9}]}"#,
+        ),
+    ]);
+    let run = common::hilbert(
+        &[
+            "run",
+            "examples/production-line",
+            "--agent",
+            "Operator",
+            "--scenario",
+            &tmp.join("empty.json"),
+        ],
+        None,
+    );
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("a scenario is a JSON object"),
+        "{}",
+        run.stderr
+    );
+    let run = common::hilbert(
+        &[
+            "run",
+            "examples/production-line",
+            "--agent",
+            "Operator",
+            "--scenario",
+            &tmp.join("late.json"),
+        ],
+        None,
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "warning: 2 scenario events at cycle 3 or later never happen: the run stops after 3 cycles"
+        ),
+        "{}",
+        run.stderr
+    );
+}
