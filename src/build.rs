@@ -797,6 +797,34 @@ fn show_counterexample(cex: &Counterexample) -> String {
     text
 }
 
+/// A counterexample as lines, for the SARIF log's code flow: `1. Feed → Build: parts.1 +made(1)`
+/// per step (where a lasso repeats from, said), then `⇒` what is wrong at the end.
+fn counterexample_lines(c: &Counterexample) -> Vec<String> {
+    let mut lines: Vec<String> = c
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(k, s)| {
+            let mut line = format!("{}. {}: {}", k + 1, s.process, s.event);
+            for b in &s.beliefs_added {
+                line.push_str(&format!(" +{b}"));
+            }
+            for b in &s.beliefs_removed {
+                line.push_str(&format!(" -{b}"));
+            }
+            if c.cycle_from == Some(k) {
+                line.push_str(" (from here the path repeats)");
+            }
+            line
+        })
+        .collect();
+    if c.steps.is_empty() {
+        lines.push("(the scene's first state)".to_string());
+    }
+    lines.push(format!("⇒ {}", c.conclusion));
+    lines
+}
+
 /// Every theorem the kernel did not admit, of every network, as a result of the SARIF log,
 /// located at its network's binding.
 fn sarif_theorems(
@@ -841,8 +869,13 @@ fn sarif_theorems(
                     ),
                 ),
             };
+            let steps = match &t.status {
+                Status::Refuted(c) => counterexample_lines(c),
+                _ => Vec::new(),
+            };
             sarif::TheoremResult {
                 rule,
+                steps,
                 message: format!("theorem {}: {} {why}", t.network, t.name),
                 span: binding(&t.network),
                 properties: serde_json::json!({

@@ -76,6 +76,10 @@ pub struct TheoremResult {
     pub span: Option<Span>,
     /// The result's property bag: the network, the theorem and its status.
     pub properties: Value,
+    /// For a refuted theorem, its counterexample as lines: each step from the scene, then what
+    /// is wrong at the end. Written as the result's `codeFlows` (one thread flow, a location per
+    /// line, at the network's binding, in order).
+    pub steps: Vec<String>,
 }
 
 /// The log as pretty-printed JSON, ending with a newline.
@@ -119,6 +123,24 @@ pub fn build_report(
         });
         if let Some(span) = t.span {
             result["locations"] = json!([{"physicalLocation": physical(&locate(sources, span))}]);
+        }
+        if !t.steps.is_empty() {
+            let locations: Vec<Value> = t
+                .steps
+                .iter()
+                .enumerate()
+                .map(|(k, line)| {
+                    let mut location = json!({"message": {"text": line}});
+                    if let Some(span) = t.span {
+                        location["physicalLocation"] = physical(&locate(sources, span));
+                    }
+                    json!({"location": location, "executionOrder": k + 1})
+                })
+                .collect();
+            result["codeFlows"] = json!([{
+                "message": {"text": "the counterexample, from the scene"},
+                "threadFlows": [{"locations": locations}],
+            }]);
         }
         results.push(result);
     }

@@ -571,3 +571,59 @@ fn two_release_theorems_of_one_name_in_one_network_are_both_listed() {
     );
     assert_eq!(r["theorems"].as_array().unwrap().len(), 4);
 }
+
+#[test]
+fn a_refuted_theorem_is_a_sarif_result_with_its_counterexample_as_a_code_flow() {
+    let tmp = std::env::temp_dir().join(format!("hilbert-sarif-flow-{}", std::process::id()));
+    let run = common::hilbert(
+        &[
+            "build",
+            "examples/livelock",
+            "--out",
+            tmp.to_str().unwrap(),
+            "--format",
+            "sarif",
+        ],
+        None,
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
+    assert_eq!(run.code, Some(1));
+    let log: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    let refuted: Vec<&serde_json::Value> = results
+        .iter()
+        .filter(|r| r["ruleId"] == "theorem-refuted")
+        .collect();
+    assert_eq!(refuted.len(), 1, "{results:?}");
+    let r = refuted[0];
+    assert!(
+        r["message"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("the plan can cycle forever without through(1)")
+    );
+    let flow = r["codeFlows"][0]["threadFlows"][0]["locations"]
+        .as_array()
+        .unwrap();
+    let lines: Vec<&str> = flow
+        .iter()
+        .map(|l| l["location"]["message"]["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "1. Courtesy/Alice → Courtesy/Bob: offer.1 (from here the path repeats)",
+            "2. Courtesy/Bob → Courtesy/Alice: answer.1",
+            "⇒ the plan can cycle forever without through(1)",
+        ]
+    );
+    for (k, l) in flow.iter().enumerate() {
+        assert_eq!(l["executionOrder"], k + 1);
+        assert!(
+            l["location"]["physicalLocation"]["artifactLocation"]["uri"]
+                .as_str()
+                .unwrap()
+                .ends_with(".ha")
+        );
+    }
+}
