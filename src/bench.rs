@@ -154,6 +154,7 @@ pub fn run(args: &Args) -> u8 {
         Ok(m) if !m.is_empty() => m,
         Ok(_) => {
             return output::fail(
+                output::Kind::Input,
                 &format!(
                     "no model (a directory with a bench.toml) in `{}`",
                     root.display()
@@ -161,7 +162,13 @@ pub fn run(args: &Args) -> u8 {
                 "run from the repository's root, or pass --models DIR",
             );
         }
-        Err(e) => return output::fail(&e, "run from the repository's root, or pass --models DIR"),
+        Err(e) => {
+            return output::fail(
+                output::Kind::Input,
+                &e,
+                "run from the repository's root, or pass --models DIR",
+            );
+        }
     };
     let mut suites: Vec<String> = Vec::new();
     let mut chosen: Vec<&Model> = Vec::new();
@@ -175,6 +182,7 @@ pub fn run(args: &Args) -> u8 {
         } else {
             let names: Vec<&str> = models.iter().map(|m| m.name.as_str()).collect();
             return output::fail(
+                output::Kind::Usage,
                 &format!("`{word}` is neither a suite nor a model"),
                 &format!(
                     "suites: {}; models: {}; scaling (every scaling model)",
@@ -281,7 +289,11 @@ pub fn run(args: &Args) -> u8 {
                 Ok(())
             });
         if let Err(e) = written {
-            return output::fail(&e, "choose a writable directory with --plot DIR");
+            return output::fail(
+                output::Kind::Output,
+                &e,
+                "choose a writable directory with --plot DIR",
+            );
         }
     }
     let report = Report {
@@ -327,16 +339,26 @@ fn one_row(root: &Path, spec: &str, args: &Args) -> u8 {
         .rsplit_once(':')
         .and_then(|(m, n)| Some((m, n.parse::<usize>().ok()?)))
     else {
-        return output::fail(&format!("--row `{spec}`: expected MODEL:N"), "");
+        return output::fail(
+            output::Kind::Usage,
+            &format!("--row `{spec}`: expected MODEL:N"),
+            "",
+        );
     };
     let model = match Model::load(&root.join(name)) {
         Ok(m) => m,
-        Err(e) => return output::fail(&e, ""),
+        Err(e) => return output::fail(output::Kind::Input, &e, ""),
     };
     if model.is_scaling() {
         let exe = match std::env::current_exe() {
             Ok(exe) => exe,
-            Err(e) => return output::fail(&format!("cannot find this program: {e}"), ""),
+            Err(e) => {
+                return output::fail(
+                    output::Kind::System,
+                    &format!("cannot find this program: {e}"),
+                    "",
+                );
+            }
         };
         let jobs = if args.jobs == 0 {
             harness::cores()
@@ -351,7 +373,7 @@ fn one_row(root: &Path, spec: &str, args: &Args) -> u8 {
                 ));
                 0
             }
-            Err(e) => output::fail(&e, ""),
+            Err(e) => output::fail(output::Kind::System, &e, ""),
         };
     }
     match harness::run(&model, n, args.jobs, args.max_states) {
@@ -362,7 +384,7 @@ fn one_row(root: &Path, spec: &str, args: &Args) -> u8 {
             ));
             0
         }
-        Err(e) => output::fail(&e, ""),
+        Err(e) => output::fail(output::Kind::System, &e, ""),
     }
 }
 

@@ -463,6 +463,7 @@ pub fn run(args: &Args) -> u8 {
         Ok(c) => c,
         Err(e) => {
             return output::fail(
+                output::Kind::Usage,
                 &e,
                 "name a parameter the agent declares, with a value of its type: --param line=\"A\"",
             );
@@ -472,6 +473,7 @@ pub fn run(args: &Args) -> u8 {
         && let Err(e) = checked.smt.write(std::path::Path::new(dir))
     {
         return output::fail(
+            output::Kind::Output,
             &format!("cannot write the SMT-LIB queries to `{dir}`: {e}"),
             "choose a writable directory with --emit-smt DIR",
         );
@@ -480,6 +482,7 @@ pub fn run(args: &Args) -> u8 {
         && let Err(e) = emit_values(std::path::Path::new(dir), ir)
     {
         return output::fail(
+            output::Kind::Output,
             &format!("cannot write the compiled values to `{dir}`: {e}"),
             "choose a writable directory with --emit-values DIR",
         );
@@ -522,6 +525,7 @@ pub fn run(args: &Args) -> u8 {
             let path = std::path::Path::new(dir).join(format!("{}.smt2", q.name));
             if let Err(e) = std::fs::write(&path, q.file_text()) {
                 return output::fail(
+                    output::Kind::Output,
                     &format!("cannot write `{}`: {e}", path.display()),
                     "choose a writable directory with --emit-smt DIR",
                 );
@@ -532,6 +536,7 @@ pub fn run(args: &Args) -> u8 {
         && let Err(e) = write_traces(std::path::Path::new(dir), &proofs, args.trace_format)
     {
         return output::fail(
+            output::Kind::Output,
             &format!("cannot write the counterexample pictures to `{dir}`: {e}"),
             "choose a writable directory with --trace-svg DIR",
         );
@@ -549,7 +554,12 @@ pub fn run(args: &Args) -> u8 {
     let (words, all_certificates, kernel_seconds, frames) = match kernel(&proofs, &args.out, ir) {
         Ok(k) => k,
         Err(e) => {
-            return output::fail(&e, "choose a writable directory with --out DIR");
+            return output::fail_at(
+                output::Kind::Output,
+                &args.out,
+                &e,
+                "choose a writable directory with --out DIR",
+            );
         }
     };
     // Only the kernel admits: every theorem admitted by it, every certificate admitted, no error,

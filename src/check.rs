@@ -152,7 +152,7 @@ pub fn load_project(paths: &[String]) -> Result<(Loaded, Vec<Input>), u8> {
     } else {
         paths.to_vec()
     };
-    let loaded = project::load(&paths).map_err(|e| output::fail(&e.to_string(), hint(&e)))?;
+    let loaded = project::load(&paths).map_err(|e| output::load_error(&e))?;
     let inputs = digests(&loaded);
     Ok((loaded, inputs))
 }

@@ -53,10 +53,12 @@ pub fn run(args: &Args) -> u8 {
     let Some(e) = explain::lookup(code) else {
         return match Code::parse(code) {
             Some(c) => output::fail(
+                output::Kind::Usage,
                 &format!("{c} is not a documented diagnostic code"),
                 "`hilbert explain --list` lists every code there is",
             ),
             None => output::fail(
+                output::Kind::Usage,
                 &format!("`{}` is not a diagnostic code", code.escape_debug()),
                 "codes look like HK0023: HA, HK or HB and four digits",
             ),

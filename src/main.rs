@@ -17,7 +17,7 @@ mod sarif;
 mod trace;
 mod verify;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use std::process::ExitCode;
 
 /// The allocator: mimalloc. The explorer, the certificate builder and the kernel allocate and
@@ -71,7 +71,11 @@ pub enum Format {
 pub const EXIT_USAGE: u8 = 2;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let cli = match parse(&args) {
+        Ok(cli) => cli,
+        Err(code) => return ExitCode::from(code),
+    };
     let code = match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Build(args) => build::run(&args),
@@ -82,4 +86,44 @@ fn main() -> ExitCode {
         Command::Explain(args) => explain::run(&args),
     };
     ExitCode::from(code)
+}
+
+/// Parses the command line and says to [`output`] whether it asked for `--format json`. A usage
+/// error of clap's own (an unknown flag, a bad value) is printed by clap as usual and exits 2;
+/// under `--format json` (read from the words themselves, as the format is not parsed yet) its
+/// JSON error object, of kind `usage`, is also written on standard output.
+fn parse(args: &[std::ffi::OsString]) -> Result<Cli, u8> {
+    let matches = Cli::command().try_get_matches_from(args);
+    let parsed = matches.and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)));
+    match parsed {
+        Ok((cli, matches)) => {
+            let json = matches.subcommand().is_some_and(|(_, sub)| {
+                sub.try_get_raw("format")
+                    .ok()
+                    .flatten()
+                    .is_some_and(|mut v| v.any(|w| w == "json"))
+            });
+            output::set_json(json);
+            Ok(cli)
+        }
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+                e.exit();
+            }
+            let _ = e.print();
+            if output::asks_for_json(args.get(1..).unwrap_or_default()) {
+                let text = e.render().to_string();
+                let first = text.lines().next().unwrap_or_default();
+                let message = first.strip_prefix("error: ").unwrap_or(first);
+                output::stdout(&output::error_json(
+                    output::Kind::Usage,
+                    None,
+                    message,
+                    "`hilbert help` lists the commands, `hilbert help COMMAND` their flags",
+                ));
+            }
+            Err(u8::try_from(e.exit_code()).unwrap_or(EXIT_USAGE))
+        }
+    }
 }

@@ -1,22 +1,122 @@
 //! Writing to the terminal without panicking: a closed pipe (`hilbert check | head`) ends the
 //! output quietly instead of aborting with a panic, as `println!` would.
+//!
+//! Every usage or environment error goes through [`fail`] (or [`fail_at`]), which knows the
+//! format the command line asked for: under `--format json` it also writes the error object of
+//! `docs/schema/error.schema.json` on standard output, so a pipeline that parses standard output
+//! always gets one JSON document (`docs/cli.md`, "Errors under `--format json`").
 
 use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Whether the command line asked for `--format json` (set once by `main`).
+static JSON: AtomicBool = AtomicBool::new(false);
+/// Whether a report was written on standard output: an error after it adds no second document.
+static WROTE: AtomicBool = AtomicBool::new(false);
+
+/// Says whether errors are to be written as JSON on standard output too.
+pub fn set_json(json: bool) {
+    JSON.store(json, Ordering::Relaxed);
+}
+
+/// What kind of error ended the command (`error.kind` in the JSON error object).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// The command line is wrong: an unknown flag or value, an unknown code, agent, suite,
+    /// model, parameter or predicate, flags that do not go together.
+    Usage,
+    /// A file the command reads cannot be used: missing, not permitted, not a regular file, over
+    /// its cap, not a source, a directory with no source or a link loop, a scenario or journal
+    /// that does not parse.
+    Input,
+    /// A file or directory the command writes cannot be written (`--out`, `--journal`,
+    /// `--emit-smt`, `--emit-values`, `--trace-svg`, `--plot`).
+    Output,
+    /// The system refused something that is neither (a signal handler, this program's path).
+    System,
+}
+
+impl Kind {
+    /// The name in the JSON error object.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Usage => "usage",
+            Kind::Input => "input",
+            Kind::Output => "output",
+            Kind::System => "system",
+        }
+    }
+}
 
 /// Writes `text` to standard output. A write error (a closed pipe) is ignored: the exit code
 /// still says what was found.
 pub fn stdout(text: &str) {
+    WROTE.store(true, Ordering::Relaxed);
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
 }
 
-/// Writes an environment or usage error to standard error, as `error: …` and a `help:` line,
-/// and returns exit code 2.
-pub fn fail(message: &str, help: &str) -> u8 {
-    let mut err = std::io::stderr().lock();
-    let _ = writeln!(err, "error: {message}");
-    if !help.is_empty() {
-        let _ = writeln!(err, "  = help: {help}");
+/// Writes an environment or usage error to standard error, as `error: …` and a `help:` line
+/// (and under `--format json` its JSON object on standard output), and returns exit code 2.
+pub fn fail(kind: Kind, message: &str, help: &str) -> u8 {
+    report(kind, None, message, help)
+}
+
+/// [`fail`] for an error about one file or directory, which the JSON object names as `path`.
+pub fn fail_at(kind: Kind, path: &str, message: &str, help: &str) -> u8 {
+    report(kind, Some(path), message, help)
+}
+
+/// A project that could not be loaded, with its hint.
+pub fn load_error(e: &hilbert_frontend::project::LoadError) -> u8 {
+    fail_at(Kind::Input, e.path(), &e.to_string(), crate::check::hint(e))
+}
+
+fn report(kind: Kind, path: Option<&str>, message: &str, help: &str) -> u8 {
+    {
+        let mut err = std::io::stderr().lock();
+        let _ = writeln!(err, "error: {message}");
+        if !help.is_empty() {
+            let _ = writeln!(err, "  = help: {help}");
+        }
+    }
+    if JSON.load(Ordering::Relaxed) && !WROTE.load(Ordering::Relaxed) {
+        stdout(&error_json(kind, path, message, help));
     }
     crate::EXIT_USAGE
+}
+
+/// The JSON error object, on one line (so that it is also a line of `run`'s JSON Lines).
+pub fn error_json(kind: Kind, path: Option<&str>, message: &str, help: &str) -> String {
+    let mut error = serde_json::json!({
+        "kind": kind.name(),
+        "message": message,
+        "hint": if help.is_empty() { serde_json::Value::Null } else { help.into() },
+    });
+    if let Some(path) = path {
+        error["path"] = path.into();
+    }
+    let object = serde_json::json!({
+        "schema_version": crate::json::SCHEMA_VERSION,
+        "tool": crate::json::Tool::this(),
+        "error": error,
+    });
+    serde_json::to_string(&object).unwrap_or_default() + "\n"
+}
+
+/// Whether `args` (the command line without the program's name) asks for `--format json`: read
+/// before clap parses it, so that clap's own usage errors can be answered in JSON too. It looks
+/// at `--format json` and `--format=json` before a `--`, as clap would take them.
+pub fn asks_for_json<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> bool {
+    let mut words = args.iter().map(|a| a.as_ref().to_str().unwrap_or(""));
+    let mut json = false;
+    while let Some(word) = words.next() {
+        match word {
+            "--" => break,
+            "--format" => json = words.next() == Some("json"),
+            w if w.starts_with("--format=") => json = w == "--format=json",
+            _ => {}
+        }
+    }
+    json
 }

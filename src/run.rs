@@ -2,7 +2,7 @@
 //! with the runtime, print a readable trace and write the journal; re-run a journal and confirm
 //! every step matches.
 
-use crate::check::{digests, hint};
+use crate::check::digests;
 use crate::output;
 use hilbert_frontend::{ParamSpec, project};
 use hilbert_frontend::{input, render};
@@ -175,6 +175,7 @@ fn scenario_params(scenario: &Scenario) -> Result<Vec<ParamSpec>, u8> {
         .collect::<Result<_, _>>()
         .map_err(|e| {
             output::fail(
+                output::Kind::Input,
                 &format!("the scenario's params: {e}"),
                 "see docs/runtime.md",
             )
@@ -184,10 +185,11 @@ fn scenario_params(scenario: &Scenario) -> Result<Vec<ParamSpec>, u8> {
 /// Loads and checks a project, lowered with the agent parameter values of `params`; prints its
 /// errors and returns `Err(exit code)` if it has any.
 fn load_ir(paths: &[String], params: &[ParamSpec], smt: hilbert_smt::Options) -> Result<Ready, u8> {
-    let loaded = project::load(paths).map_err(|e| output::fail(&e.to_string(), hint(&e)))?;
+    let loaded = project::load(paths).map_err(|e| output::load_error(&e))?;
     let inputs = digests(&loaded);
     let checked = hilbert_frontend::check_project_params(&loaded, smt, params).map_err(|e| {
         output::fail(
+            output::Kind::Usage,
             &e,
             "name a parameter the agent declares, with a value of its type: --param line=\"A\"",
         )
@@ -215,12 +217,14 @@ fn load_ir(paths: &[String], params: &[ParamSpec], smt: hilbert_smt::Options) ->
 pub fn run(args: &RunArgs) -> u8 {
     if args.policy != Policy::OnChange && !args.watch.is_empty() {
         return output::fail(
+            output::Kind::Usage,
             "--watch is for --policy on-change",
             "add --policy on-change, or drop --watch",
         );
     }
     if args.policy == Policy::OnChange && args.watch.is_empty() {
         return output::fail(
+            output::Kind::Usage,
             "--policy on-change needs at least one --watch PREDICATE",
             "name the beliefs whose change should make the agent deliberate, e.g. --watch alarm",
         );
@@ -236,7 +240,9 @@ pub fn run(args: &RunArgs) -> u8 {
                 created,
             }),
             Err(e) => {
-                return output::fail(
+                return output::fail_at(
+                    output::Kind::Output,
+                    path,
                     &format!("cannot write the journal: {e}"),
                     "choose a writable path for --journal: a journal is a regular file",
                 );
@@ -247,7 +253,9 @@ pub fn run(args: &RunArgs) -> u8 {
         None => Scenario::default(),
         Some(path) => match input::read_regular_text(Path::new(path), path, input::SCENARIO_CAP) {
             Err(e) => {
-                return output::fail(
+                return output::fail_at(
+                    output::Kind::Input,
+                    e.path(),
                     &e.to_string(),
                     "a scenario is a regular JSON file of at most 64 MiB",
                 );
@@ -265,7 +273,9 @@ pub fn run(args: &RunArgs) -> u8 {
             }) {
                 Ok(s) => s,
                 Err(e) => {
-                    return output::fail(
+                    return output::fail_at(
+                        output::Kind::Input,
+                        path,
                         &format!("`{path}` is not a scenario: {e}"),
                         "see docs/runtime.md for the scenario format",
                     );
@@ -317,6 +327,7 @@ pub fn run(args: &RunArgs) -> u8 {
         let missing = hilbert_frontend::params_read(&ready.checked.program, &ready.ir, agent);
         if let Some(first) = missing.first() {
             return output::fail(
+                output::Kind::Usage,
                 &format!(
                     "agent `{agent}` reads its parameter{} {} but the run gives {} no value",
                     if missing.len() > 1 { "s" } else { "" },
@@ -349,6 +360,7 @@ pub fn run(args: &RunArgs) -> u8 {
             None => format!("the beliefs of the agents are: {}", predicates.join(", ")),
         };
         return output::fail(
+            output::Kind::Usage,
             &format!("--watch `{w}`: no agent of the run has a belief `{w}`"),
             &hint,
         );
@@ -362,7 +374,13 @@ pub fn run(args: &RunArgs) -> u8 {
         Hosts::new(),
     ) {
         Ok(a) => a,
-        Err(e) => return output::fail(&e.0, "check the agent's name and the scenario's atoms"),
+        Err(e) => {
+            return output::fail(
+                output::Kind::Usage,
+                &e.0,
+                "check the agent's name and the scenario's atoms",
+            );
+        }
     };
     // Only plans the kernel has admitted run, unless the user says otherwise, on the record.
     let reasons = not_admitted(&ready, &args.agent);
@@ -396,7 +414,13 @@ pub fn run(args: &RunArgs) -> u8 {
     let header_line = serde_json::to_string(&header).unwrap_or_default() + "\n";
     let journal = match journal_file.map(PendingJournal::start).transpose() {
         Ok(j) => j,
-        Err(e) => return output::fail(&e, "choose a writable path for --journal"),
+        Err(e) => {
+            return output::fail(
+                output::Kind::Output,
+                &e,
+                "choose a writable path for --journal",
+            );
+        }
     };
     let mut out = Streams {
         journal: journal.map(|(path, file)| (path, std::io::BufWriter::new(file))),
@@ -419,7 +443,12 @@ pub fn run(args: &RunArgs) -> u8 {
         TraceFormat::Human => {}
     }
     if let Err(e) = out.journal(&header_line) {
-        return output::fail(&e, "choose a writable path for --journal");
+        drop(out);
+        return output::fail(
+            output::Kind::Output,
+            &e,
+            "choose a writable path for --journal",
+        );
     }
     out.show(&preface);
     // SIGINT stops the run between rounds (a second one ends the process at once).
@@ -433,7 +462,12 @@ pub fn run(args: &RunArgs) -> u8 {
         signal_hook::flag::register(signal_hook::consts::SIGINT, interrupted.clone()),
     ] {
         if let Err(e) = register {
-            return output::fail(&format!("cannot handle SIGINT: {e}"), "");
+            drop(out);
+            return output::fail(
+                output::Kind::System,
+                &format!("cannot handle SIGINT: {e}"),
+                "",
+            );
         }
     }
     let several = args.agent.len() > 1;
@@ -452,7 +486,15 @@ pub fn run(args: &RunArgs) -> u8 {
         },
     );
     let code = match ended {
-        Err(e) => return output::fail(&e, "choose a writable path for --journal"),
+        Err(e) => {
+            // What was shown goes out first, so the error is the last line.
+            drop(out);
+            return output::fail(
+                output::Kind::Output,
+                &e,
+                "choose a writable path for --journal",
+            );
+        }
         Ok(hilbert_runtime::Ended::Finished { .. }) => 0,
         Ok(hilbert_runtime::Ended::Stopped { rounds }) => {
             let stop = journal::Interrupted {
@@ -463,7 +505,12 @@ pub fn run(args: &RunArgs) -> u8 {
             };
             let line = serde_json::to_string(&stop).unwrap_or_default() + "\n";
             if let Err(e) = out.journal(&line) {
-                return output::fail(&e, "choose a writable path for --journal");
+                drop(out);
+                return output::fail(
+                    output::Kind::Output,
+                    &e,
+                    "choose a writable path for --journal",
+                );
             }
             match args.format {
                 TraceFormat::Json => out.show(&line),
@@ -477,7 +524,11 @@ pub fn run(args: &RunArgs) -> u8 {
         }
     };
     if let Err(e) = out.finish() {
-        return output::fail(&e, "choose a writable path for --journal");
+        return output::fail(
+            output::Kind::Output,
+            &e,
+            "choose a writable path for --journal",
+        );
     }
     code
 }
@@ -646,7 +697,9 @@ pub fn trace_line(e: &Entry, agents: bool) -> String {
 /// time as the replay makes its entries, so a journal of any length replays in constant memory.
 pub fn replay(args: &ReplayArgs) -> u8 {
     let malformed = |e: journal::JournalError| {
-        output::fail(
+        output::fail_at(
+            output::Kind::Input,
+            &args.journal,
             &format!("{}:{}: {}", args.journal, e.line, e.reason),
             "a journal is what `hilbert run --journal FILE` writes",
         )
@@ -654,7 +707,9 @@ pub fn replay(args: &ReplayArgs) -> u8 {
     let file = match input::open_regular(Path::new(&args.journal), &args.journal) {
         Ok((file, _)) => file,
         Err(e) => {
-            return output::fail(
+            return output::fail_at(
+                output::Kind::Input,
+                e.path(),
                 &e.to_string(),
                 "a journal is a regular file that `hilbert run --journal FILE` wrote",
             );
@@ -685,7 +740,9 @@ pub fn replay(args: &ReplayArgs) -> u8 {
         "cautious" => Reconsideration::Cautious,
         "on-change" => Reconsideration::OnChange(header.watch.iter().cloned().collect()),
         other => {
-            return output::fail(
+            return output::fail_at(
+                output::Kind::Input,
+                &args.journal,
                 &format!("unknown policy `{other}` in the journal"),
                 "the journal was edited",
             );
@@ -699,7 +756,14 @@ pub fn replay(args: &ReplayArgs) -> u8 {
         Hosts::new(),
     ) {
         Ok(a) => a,
-        Err(e) => return output::fail(&e.0, "the journal does not fit the project"),
+        Err(e) => {
+            return output::fail_at(
+                output::Kind::Input,
+                &args.journal,
+                &e.0,
+                "the journal does not fit the project",
+            );
+        }
     };
     // The recorded stream, one line ahead: an interruption line is seen before the replay
     // would run the round it stopped.

@@ -293,6 +293,7 @@ fn lower_sources(
 pub fn run(args: &Args) -> u8 {
     if args.dump && args.format == Format::Junit {
         return output::fail(
+            output::Kind::Usage,
             "--dump prints the certificates, as a listing or as JSON, not as a JUnit report",
             "use --dump alone, or --dump --format json",
         );
@@ -302,7 +303,9 @@ pub fn run(args: &Args) -> u8 {
         match input::read_regular(Path::new(path), path, input::CERTIFICATE_CAP) {
             Ok(bytes) => certs.push((path.clone(), bytes)),
             Err(e) => {
-                return output::fail(
+                return output::fail_at(
+                    output::Kind::Input,
+                    e.path(),
                     &e.to_string(),
                     "name certificate files, such as target/hilbert/*.cert (a certificate is a regular file of at most 1 GiB)",
                 );
