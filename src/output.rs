@@ -34,6 +34,10 @@ pub enum Kind {
     Output,
     /// The system refused something that is neither (a signal handler, this program's path).
     System,
+    /// `run`: the project has errors, so nothing runs (exit code 1).
+    Check,
+    /// `run`: the kernel has not admitted the plan networks, so nothing runs (exit code 1).
+    NotAdmitted,
 }
 
 impl Kind {
@@ -44,6 +48,8 @@ impl Kind {
             Kind::Input => "input",
             Kind::Output => "output",
             Kind::System => "system",
+            Kind::Check => "check",
+            Kind::NotAdmitted => "not_admitted",
         }
     }
 }
@@ -70,6 +76,23 @@ pub fn fail_at(kind: Kind, path: &str, message: &str, help: &str) -> u8 {
 /// A project that could not be loaded, with its hint.
 pub fn load_error(e: &hilbert_frontend::project::LoadError) -> u8 {
     fail_at(Kind::Input, e.path(), &e.to_string(), crate::check::hint(e))
+}
+
+/// A command that refuses to go on (exit code 1) and says why in `human`, its report for
+/// people: on standard output, or under `--format json` on standard error, with the JSON error
+/// object of `kind`, `message` and `help` on standard output.
+pub fn refuse(kind: Kind, human: &str, message: &str, help: &str) -> u8 {
+    if JSON.load(Ordering::Relaxed) {
+        let mut err = std::io::stderr().lock();
+        let _ = err.write_all(human.as_bytes());
+        drop(err);
+        if !WROTE.load(Ordering::Relaxed) {
+            stdout(&error_json(kind, None, message, help));
+        }
+    } else {
+        stdout(human);
+    }
+    1
 }
 
 fn report(kind: Kind, path: Option<&str>, message: &str, help: &str) -> u8 {

@@ -201,9 +201,14 @@ fn load_ir(paths: &[String], params: &[ParamSpec], smt: hilbert_smt::Options) ->
             text.push_str(&render::render(d, &loaded.sources, false));
             text.push('\n');
         }
-        text.push_str("error: the project has errors; `hilbert run` runs only a checked project\n");
-        output::stdout(&text);
-        return Err(1);
+        let message = "the project has errors; `hilbert run` runs only a checked project";
+        text.push_str(&format!("error: {message}\n"));
+        return Err(output::refuse(
+            output::Kind::Check,
+            &text,
+            message,
+            "`hilbert check --format json` lists the errors",
+        ));
     };
     Ok(Ready {
         ir,
@@ -391,11 +396,13 @@ pub fn run(args: &RunArgs) -> u8 {
         for r in &reasons {
             text.push_str(&format!("  {r}\n"));
         }
-        text.push_str(
-            "  = help: `hilbert build` shows why (with counterexamples); fix the plans, or pass --unverified to run them anyway (the trace and the journal record it)\n",
+        let help = "`hilbert build` shows why (with counterexamples); fix the plans, or pass --unverified to run them anyway (the trace and the journal record it)";
+        text.push_str(&format!("  = help: {help}\n"));
+        let message = format!(
+            "`hilbert run` runs only plans the kernel has admitted, and it has not admitted these: {}",
+            reasons.join("; ")
         );
-        output::stdout(&text);
-        return 1;
+        return output::refuse(output::Kind::NotAdmitted, &text, &message, help);
     }
     // The journal names its sources by absolute path, so that it replays from anywhere.
     let sources = sources
