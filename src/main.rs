@@ -113,14 +113,23 @@ fn parse(args: &[std::ffi::OsString]) -> Result<Cli, u8> {
             }
             let _ = e.print();
             if output::asks_for_json(args.get(1..).unwrap_or_default()) {
+                // clap's text: the error, then paragraphs (a tip, the usage line).
                 let text = e.render().to_string();
-                let first = text.lines().next().unwrap_or_default();
-                let message = first.strip_prefix("error: ").unwrap_or(first);
+                let mut paragraphs = text.split("\n\n");
+                let first = paragraphs.next().unwrap_or_default();
+                let first = first.strip_prefix("error: ").unwrap_or(first);
+                let message = first.lines().map(str::trim).collect::<Vec<_>>().join(" ");
+                let tip = paragraphs.find_map(|p| p.trim().strip_prefix("tip: "));
+                let help = match tip {
+                    Some(tip) => tip.to_string(),
+                    None => "`hilbert help` lists the commands, `hilbert help COMMAND` their flags"
+                        .to_string(),
+                };
                 output::stdout(&output::error_json(
                     output::Kind::Usage,
                     None,
-                    message,
-                    "`hilbert help` lists the commands, `hilbert help COMMAND` their flags",
+                    &message,
+                    &help,
                 ));
             }
             Err(u8::try_from(e.exit_code()).unwrap_or(EXIT_USAGE))
