@@ -82,3 +82,98 @@ fn verify_reports_of_every_example_conform() {
     let doc = conforms(&schema, "junk", &run.stdout);
     assert!(doc["certificates"][0]["invalid"].is_string());
 }
+
+/// Every agent an example declares (`agent Name`), from its `.ha` files.
+fn agents(example: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(example).into_iter().flatten().flatten() {
+        let path = e.path();
+        if path.extension().is_some_and(|x| x == "ha") {
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            for line in text.lines() {
+                if let Some(rest) = line.trim_start().strip_prefix("agent ") {
+                    let name: String = rest
+                        .chars()
+                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                        .collect();
+                    out.push(name);
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn journal_lines_of_every_example_conform() {
+    let schema = schema("journal-line.schema.json");
+    let tmp = TempDir::with_files(&[]);
+    let mut kinds = std::collections::BTreeSet::new();
+    let mut lines = 0;
+    for example in examples() {
+        let mut scenarios: Vec<Option<String>> = vec![None];
+        if let Ok(dir) = std::fs::read_dir(format!("{example}/scenarios")) {
+            let mut found: Vec<String> = dir
+                .flatten()
+                .map(|e| e.path().display().to_string())
+                .collect();
+            found.sort();
+            scenarios.extend(found.into_iter().map(Some));
+        }
+        for agent in agents(&example) {
+            for scenario in &scenarios {
+                let journal = tmp.join(&format!("{}-{agent}.jsonl", example.replace('/', "-")));
+                let mut args = vec![
+                    "run",
+                    example.as_str(),
+                    "--agent",
+                    agent.as_str(),
+                    "--format",
+                    "json",
+                    "--journal",
+                    journal.as_str(),
+                    // Refuted examples too: the header then says why (`unverified`).
+                    "--unverified",
+                ];
+                if let Some(s) = scenario {
+                    args.extend(["--scenario", s.as_str()]);
+                }
+                let run = hilbert(&args, None);
+                if run.code != Some(0) {
+                    // An agent that cannot run (a parameter with no value): its one line is
+                    // the error object, which has a schema of its own.
+                    continue;
+                }
+                let written = std::fs::read_to_string(&journal).expect("the journal");
+                assert_eq!(
+                    written, run.stdout,
+                    "{example} {agent}: the trace is the journal"
+                );
+                for (n, line) in written.lines().enumerate() {
+                    let doc = conforms(&schema, &format!("{example} {agent} line {}", n + 1), line);
+                    if let Some(k) = doc["kind"].as_str() {
+                        kinds.insert(k.to_string());
+                    }
+                    lines += 1;
+                }
+            }
+        }
+    }
+    // The examples exercise most kinds of entry; each one seen conformed.
+    for k in ["percept", "deliberate", "adopt", "release", "step", "ended"] {
+        assert!(
+            kinds.contains(k),
+            "no `{k}` entry in any example: {kinds:?}"
+        );
+    }
+    assert!(lines > 100, "{lines}");
+    // The line an interrupted run ends with, and one that is none of the kinds.
+    conforms(
+        &schema,
+        "interrupted",
+        r#"{"interrupted":{"rounds":3,"reason":"SIGINT"}}"#,
+    );
+    let bad: Value = serde_json::from_str(r#"{"cycle":0,"agent":"A","kind":"teleport"}"#).unwrap();
+    assert!(!validate(&schema, &bad).is_empty());
+}

@@ -1,7 +1,7 @@
 //! A small JSON Schema validator for the subset of draft 2020-12 that
 //! `docs/schema/check-report.schema.json` uses: `type`, `const`, `enum`, `required`, `properties`,
-//! `additionalProperties: false`, `items`, `minimum`, `minLength`, `maxLength` and local `$ref`s
-//! into `$defs`. A keyword outside that subset is itself an error, so the schema can never claim
+//! `additionalProperties: false`, `items`, `minimum`, `minLength`, `maxLength`, `oneOf` and local
+//! `$ref`s into `$defs`. A keyword outside that subset is itself an error, so the schema can never claim
 //! a constraint that this check silently skips. (A full validator crate would bring some
 //! seventy crates, regular-expression engines and big-number arithmetic among them, into the
 //! build for one test.)
@@ -105,6 +105,26 @@ fn check(root: &Value, schema: &Value, value: &Value, at: &str, errors: &mut Vec
                             errors.push(format!("{at}: unexpected property `{name}`"));
                         }
                     }
+                }
+            }
+            "oneOf" => {
+                let Some(alternatives) = arg.as_array() else {
+                    errors.push(format!("{at}: oneOf is not an array"));
+                    continue;
+                };
+                let matching = alternatives
+                    .iter()
+                    .filter(|alt| {
+                        let mut e = Vec::new();
+                        check(root, alt, value, at, &mut e);
+                        e.is_empty()
+                    })
+                    .count();
+                if matching != 1 {
+                    errors.push(format!(
+                        "{at}: matches {matching} of the {} alternatives of oneOf, not exactly one",
+                        alternatives.len()
+                    ));
                 }
             }
             "items" => {
