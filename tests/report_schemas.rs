@@ -177,3 +177,39 @@ fn journal_lines_of_every_example_conform() {
     let bad: Value = serde_json::from_str(r#"{"cycle":0,"agent":"A","kind":"teleport"}"#).unwrap();
     assert!(!validate(&schema, &bad).is_empty());
 }
+
+#[test]
+fn the_bench_report_conforms() {
+    let schema = schema("bench-report.schema.json");
+    let tmp = TempDir::with_files(&[]);
+    // --plot reruns each row with one thread (on more than one core), so `one_thread` is a row.
+    let run = hilbert(
+        &[
+            "bench",
+            "smoke",
+            "--format",
+            "json",
+            "--plot",
+            &tmp.join("plots"),
+        ],
+        None,
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let doc = conforms(&schema, "bench smoke", &run.stdout);
+    assert!(!doc["rows"].as_array().unwrap().is_empty());
+    assert!(!doc["scaling"].as_array().unwrap().is_empty());
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cores > 1 {
+        assert!(
+            doc["rows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|r| r["one_thread"].is_object())
+        );
+    }
+    // A row with a field the schema does not know is refused.
+    let mut bad = doc.clone();
+    bad["rows"][0]["surprise"] = Value::from(1);
+    assert!(!validate(&schema, &bad).is_empty());
+}
