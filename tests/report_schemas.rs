@@ -213,3 +213,24 @@ fn the_bench_report_conforms() {
     bad["rows"][0]["surprise"] = Value::from(1);
     assert!(!validate(&schema, &bad).is_empty());
 }
+
+#[test]
+fn every_explain_page_and_the_list_conform() {
+    let schema = schema("explain.schema.json");
+    let run = hilbert(&["explain", "--list", "--format", "json"], None);
+    assert_eq!(run.code, Some(0));
+    let list = conforms(&schema, "explain --list", &run.stdout);
+    let codes: Vec<String> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["code"].as_str().unwrap().to_string())
+        .collect();
+    assert!(codes.len() > 100, "{}", codes.len());
+    for code in codes {
+        let run = hilbert(&["explain", &code, "--format", "json"], None);
+        assert_eq!(run.code, Some(0), "{code}");
+        let page = conforms(&schema, &code, &run.stdout);
+        assert_eq!(page["code"], code.as_str());
+    }
+}
