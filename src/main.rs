@@ -85,7 +85,8 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench::run(&args),
         Command::Explain(args) => explain::run(&args),
     };
-    ExitCode::from(code)
+    // A report that could not be written (a full disk) is an environment error.
+    ExitCode::from(output::write_failure().unwrap_or(code))
 }
 
 /// Parses the command line and says to [`output`] whether it asked for `--format json`. A usage

@@ -54,12 +54,35 @@ impl Kind {
     }
 }
 
-/// Writes `text` to standard output. A write error (a closed pipe) is ignored: the exit code
-/// still says what was found.
+/// The first error writing standard output other than a closed pipe (a full disk, an I/O
+/// error), which makes the command an environment error ([`write_failure`]).
+static WRITE_FAILED: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+/// Writes `text` to standard output. A closed pipe (`hilbert check | head`) is ignored: the
+/// exit code still says what was found. Any other write error (`> /dev/full`) is kept, and
+/// `main` ends the command with exit code 2: a report that was not written is not a report.
 pub fn stdout(text: &str) {
     WROTE.store(true, Ordering::Relaxed);
     let mut out = std::io::stdout().lock();
-    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush())
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+        && let Ok(mut failed) = WRITE_FAILED.lock()
+        && failed.is_none()
+    {
+        *failed = Some(e.to_string());
+    }
+}
+
+/// If writing standard output failed (not a closed pipe): says so on standard error and gives
+/// exit code 2.
+pub fn write_failure() -> Option<u8> {
+    let failed = WRITE_FAILED.lock().ok()?.clone()?;
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(
+        err,
+        "error: cannot write the report to standard output: {failed}\n  = help: write it to a file or a pipe with room for it"
+    );
+    Some(2)
 }
 
 /// Writes an environment or usage error to standard error, as `error: …` and a `help:` line

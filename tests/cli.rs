@@ -488,3 +488,53 @@ fn check_and_run_take_a_solver_timeout() {
     let run = hilbert(&["run", "--help"], None);
     assert!(run.stdout.contains("--smt-timeout"), "{}", run.stdout);
 }
+
+/// A report that cannot be written is an environment error (exit code 2), named on standard
+/// error; a closed pipe is not (`hilbert check | head` keeps the check's code).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_report_written_to_a_full_device_is_an_environment_error() {
+    let tmp = TempDir::with_files(&[]);
+    let out = tmp.join("out");
+    for args in [
+        vec!["check", "examples/production-line"],
+        vec!["check", "examples/production-line", "--format", "json"],
+        vec![
+            "build",
+            "examples/production-line",
+            "--out",
+            &out,
+            "--format",
+            "json",
+        ],
+        vec!["explain", "HK0006"],
+    ] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full");
+        let run = std::process::Command::new(env!("CARGO_BIN_EXE_hilbert"))
+            .args(&args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdout(full)
+            .output()
+            .expect("runs");
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("cannot write the report to standard output"),
+            "{args:?}: {stderr}"
+        );
+    }
+    // A closed pipe: the reader went away, which is not the command's failure.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_hilbert"))
+        .args(["explain", "--list"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("runs");
+    drop(child.stdout.take());
+    let status = child.wait().expect("waits");
+    assert_eq!(status.code(), Some(0));
+}
