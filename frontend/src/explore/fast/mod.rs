@@ -483,13 +483,21 @@ pub fn explore(net: &Network, agent: &Agent, starts: Vec<State>, limits: Limits)
             }
         }
     }
-    let pool = (limits.jobs != 1).then(|| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(limits.jobs)
-            .build()
-            .ok()
-    });
-    let pool = pool.flatten();
+    // The worker threads, made the first time a batch has more than one chunk: a network of a
+    // few states (a project of 10,000 agents has 10,000 of them) never pays for starting them.
+    let pool: std::cell::OnceCell<Option<rayon::ThreadPool>> = std::cell::OnceCell::new();
+    let pool_for = |batch: usize| {
+        if batch < 2 || limits.jobs == 1 {
+            return None;
+        }
+        pool.get_or_init(|| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(limits.jobs)
+                .build()
+                .ok()
+        })
+        .as_ref()
+    };
     let mut level = 0usize;
     let mut stopped = false;
     // The memory bound, read from the operating system at most every 20 ms (a read of /proc
@@ -513,8 +521,8 @@ pub fn explore(net: &Network, agent: &Agent, starts: Vec<State>, limits: Limits)
         while at < ids.len() && !stopped {
             let rest = &ids[at..];
             let batch: Vec<&[u32]> = rest.chunks(CHUNK).take(BATCH_CHUNKS * jobs).collect();
-            let outs: Vec<ChunkOut> = match &pool {
-                Some(pool) if batch.len() > 1 => {
+            let outs: Vec<ChunkOut> = match pool_for(batch.len()) {
+                Some(pool) => {
                     let gr = &g;
                     pool.install(|| batch.par_iter().map(|c| gr.expand(c, cap)).collect())
                 }
