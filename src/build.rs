@@ -343,13 +343,14 @@ fn kernel(proofs: &Proofs, out: &str, ir: Option<&Ir>) -> Result<KernelWords, St
         let phase = hilbert_frontend::memory::Phase::begin();
         let clock = Instant::now();
         // A reused certificate was read from `path` just now; any other is written first.
-        let bytes = if c.reused {
-            c.bytes.clone()
+        let written;
+        let bytes: &[u8] = if c.reused {
+            &c.bytes
         } else {
-            write_atomically(&path, &c.bytes)?
+            written = write_atomically(&path, &c.bytes)?;
+            &written
         };
-        let report = hilbert_kernel::check::check(&bytes, Some(&expected));
-        drop(bytes);
+        let report = hilbert_kernel::check::check(bytes, Some(&expected));
         keep_proof(out, c, &proofs.theorems, &mine, report.admitted.is_some())?;
         let (kernel_seconds, kernel_peak_bytes) = (clock.elapsed().as_secs_f64(), phase.end());
         tokens.extend(report.admitted.clone());

@@ -32,19 +32,10 @@ fn xml(s: &str) -> String {
     out
 }
 
-/// A file name for a theorem's picture: `Network.Theorem`, with anything but letters, digits,
-/// `.`, `-` and `_` replaced.
+/// A file name for a theorem's picture: `Network.Theorem`, made safe for a file name as the
+/// SMT-LIB queries' names are (`hilbert_smt::file_safe`).
 pub fn file_stem(t: &Theorem) -> String {
-    format!("{}.{}", t.network, t.name)
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
+    hilbert_smt::file_safe(&format!("{}.{}", t.network, t.name))
 }
 
 /// What one step draws: an arrow between two lifelines, or a mark on one.

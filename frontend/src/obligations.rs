@@ -665,11 +665,10 @@ fn release_warnings(
             };
             if !hilbert_kernel::check::can_raise(net, &atom) {
                 let name = format!("{binding}_released_{}", desire.name);
+                // The root plan in its own file: plan names repeat across files.
                 let plan_span = program
-                    .plan_files
-                    .iter()
-                    .flat_map(|f| f.plans.iter())
-                    .find(|p| p.name == *plan_name)
+                    .plan_file(&net.plan(net.root).file)
+                    .and_then(|f| f.plans.iter().find(|p| p.name == *plan_name))
                     .map_or(rule.span, |p| p.span);
                 out.push(release_vacuous(
                     &name,

@@ -90,7 +90,8 @@ fn main() -> ExitCode {
         for (step, want) in [0, n, n - 1].into_iter().enumerate() {
             if step == 2 {
                 // The one-line edit: another intermediate belief in one plan.
-                let _ = std::fs::write(project.join("P3.hk"), plan(3 % n, k, 2));
+                let edited = 3 % n;
+                let _ = std::fs::write(project.join(format!("P{edited}.hk")), plan(edited, k, 2));
             }
             match build(&hilbert, &project, &out) {
                 Ok((seconds, reused, admitted)) => {
