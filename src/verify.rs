@@ -318,7 +318,7 @@ pub fn run(args: &Args) -> u8 {
         // The parameter values the build lowered with, from every certificate's slice.
         let mut given = hilbert_frontend::AgentArgs::new();
         for (_, bytes) in &certs {
-            if let Ok(body) = cert::decode(bytes) {
+            if let Some(body) = cert::decode_head(bytes) {
                 for (agent, values) in hilbert_frontend::args_of(&body.ir) {
                     given.entry(agent).or_default().extend(values);
                 }
@@ -370,7 +370,7 @@ pub fn run(args: &Args) -> u8 {
                     "the given sources do not lower to an IR ({errors} error{}; `hilbert check` shows them)",
                     if *errors == 1 { "" } else { "s" }
                 )),
-                Some(_) => match cert::decode(bytes).ok().and_then(|b| network_name(&b.ir, b.network)) {
+                Some(_) => match cert::decode_head(bytes).and_then(|b| network_name(&b.ir, b.network)) {
                     // Undecodable, or no network: the kernel says why.
                     None => check(bytes, None),
                     Some(name) => match wanted.get(&name) {

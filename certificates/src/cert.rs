@@ -337,6 +337,34 @@ pub fn encode(body: &Body) -> Vec<u8> {
     out
 }
 
+/// The fields of a body before its states: what a certificate says it is about.
+#[derive(Clone, Debug, Deserialize)]
+pub struct Head {
+    /// The tool that wrote it.
+    pub tool: String,
+    /// The sources.
+    pub sources: Vec<SourceDigest>,
+    /// SHA-256 of the postcard encoding of `ir`.
+    pub ir_sha256: [u8; 32],
+    /// The network's slice of the IR.
+    pub ir: Ir,
+    /// Which network of `ir` it is about.
+    pub network: u32,
+}
+
+/// Reads a certificate's [`Head`] without its states and witnesses, and without any check (no
+/// version, checksum or canonical form): for a verifier to find which network a certificate
+/// claims to be about, and with which parameter values, before [`decode`] and the kernel judge
+/// it. A certificate of hundreds of megabytes of states is then decoded in full once, not once
+/// per question.
+pub fn decode_head(bytes: &[u8]) -> Option<Head> {
+    let body = bytes.get(MAGIC.len() + HEADER_LEN..bytes.len().checked_sub(32)?)?;
+    crate::ir::nesting_exceeded();
+    postcard::take_from_bytes::<Head>(body)
+        .ok()
+        .map(|(head, _)| head)
+}
+
 /// Decodes certificate bytes, refusing unknown versions, non-zero reserved bytes, a bad
 /// checksum, an undecodable body and a non-canonical encoding.
 pub fn decode(bytes: &[u8]) -> Result<Body, DecodeError> {

@@ -516,3 +516,19 @@ fn a_slice_renumbers_the_agents_it_needs_and_its_certificate_covers_its_network(
             .is_none()
     );
 }
+
+#[test]
+fn a_certificates_head_is_its_bodys_and_junk_has_none() {
+    for b in example("production-line") {
+        let body = cert::decode(&b.bytes).unwrap();
+        let head = cert::decode_head(&b.bytes).expect("a head");
+        assert_eq!(
+            (head.ir, head.network, head.sources),
+            (body.ir, body.network, body.sources)
+        );
+        for cut in [0, 10, 30, b.bytes.len() / 2] {
+            let _ = cert::decode_head(&b.bytes[..cut]);
+        }
+    }
+    assert!(cert::decode_head(b"HILBCERT").is_none());
+}
