@@ -114,9 +114,11 @@ fn the_conformance_check_refuses_what_breaks_the_schema() {
             "{what} was not caught"
         );
     }
-    // A keyword the check does not implement is refused, not skipped.
+    // A keyword, or a pattern, the check does not implement is refused, not skipped.
     let sneaky = json!({"type": "string", "pattern": "^x$"});
     assert!(!validate(&sneaky, &json!("y")).is_empty());
+    let sneaky = json!({"type": "integer", "multipleOf": 2});
+    assert!(!validate(&sneaky, &json!(3)).is_empty());
 }
 
 fn build_schema() -> Value {
@@ -184,4 +186,224 @@ fn with_defs(schema: &Value, root: &Value) -> Value {
     let mut s = schema.clone();
     s["$defs"] = root["$defs"].clone();
     s
+}
+
+/// Each keyword the validator implements for the SARIF schema (draft-04) refuses a value that
+/// breaks it and accepts one that keeps it; a pattern or format it cannot check, anywhere in a
+/// schema, is an error of the schema, whatever the value.
+#[test]
+fn each_keyword_of_the_validator_refuses_what_breaks_it() {
+    let cases: Vec<(Value, Value, Value)> = vec![
+        // (schema, a value that keeps it, a value that breaks it)
+        (json!({"minItems": 1}), json!([0]), json!([])),
+        (
+            json!({"uniqueItems": true}),
+            json!([1, 2]),
+            json!([1, 2, 1]),
+        ),
+        (
+            json!({"uniqueItems": true}),
+            json!([{"a": 1}, {"a": 2}]),
+            json!([{"a": 1, "b": [1]}, {"b": [1.0], "a": 1}]),
+        ),
+        (
+            json!({"uniqueItems": false}),
+            json!([1, 1]),
+            json!({"never": "refused"}),
+        ),
+        (json!({"maximum": 5}), json!(5), json!(6)),
+        (json!({"minimum": -1}), json!(-1), json!(-2)),
+        (
+            json!({"anyOf": [{"type": "string"}, {"minimum": 3}]}),
+            json!(4),
+            json!(2),
+        ),
+        (
+            json!({"properties": {"a": {}}, "additionalProperties": {"type": "string"}}),
+            json!({"a": 1, "b": "x"}),
+            json!({"a": 1, "b": 2}),
+        ),
+        (
+            json!({"properties": {"a": {}}, "additionalProperties": false}),
+            json!({"a": 1}),
+            json!({"a": 1, "b": 2}),
+        ),
+        (
+            json!({"definitions": {"n": {"type": "integer"}}, "$ref": "#/definitions/n"}),
+            json!(1),
+            json!("1"),
+        ),
+        (
+            json!({"$defs": {"n": {"type": "integer"}}, "$ref": "#/$defs/n"}),
+            json!(1),
+            json!(1.5),
+        ),
+        (
+            json!({"id": "x", "default": 3, "enum": [1, 2]}),
+            json!(1.0),
+            json!(3),
+        ),
+        (
+            json!({"pattern": r"[0-9]+(\.[0-9]+){3}"}),
+            json!("v10.0.19041.1 (build)"),
+            json!("1.2.3"),
+        ),
+        (
+            json!({"pattern": r"[0-9]+(\.[0-9]+){3}"}),
+            json!("1.2.3.4"),
+            json!("1.2..3.4"),
+        ),
+        (
+            json!({"pattern": "[^/]+/.+"}),
+            json!("text/plain"),
+            json!("/plain"),
+        ),
+        (
+            json!({"pattern": "[^/]+/.+"}),
+            json!("a//b/c"),
+            json!("text/\n"),
+        ),
+        (
+            json!({"pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-5][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"}),
+            json!("6ba7b810-9dad-11d1-80b4-00c04fd430c8"),
+            json!("6ba7b810-9dad-61d1-80b4-00c04fd430c8"),
+        ),
+        (
+            json!({"pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-5][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"}),
+            json!("6BA7B810-9DAD-11D1-A0B4-00C04FD430C8"),
+            json!("6ba7b810-9dad-11d1-80b4-00c04fd430c8\n"),
+        ),
+        (
+            json!({"pattern": "^[a-zA-Z]{2}(-[a-zA-Z]{2})?$"}),
+            json!("en-US"),
+            json!("eng"),
+        ),
+        (
+            json!({"pattern": "^[a-zA-Z]{2}(-[a-zA-Z]{2})?$"}),
+            json!("de"),
+            json!("en_US"),
+        ),
+        (
+            json!({"format": "uri"}),
+            json!("https://github.com/hilbert-bdi/hilbert"),
+            json!("examples/livelock/Door.hk"),
+        ),
+        (
+            json!({"format": "uri"}),
+            json!("file:///tmp/a%20b.hk"),
+            json!("file:///tmp/a b.hk"),
+        ),
+        (json!({"format": "uri"}), json!("urn:x"), json!("1http://x")),
+        (
+            json!({"format": "uri-reference"}),
+            json!("examples/livelock/Door.hk"),
+            json!("examples/a b.hk"),
+        ),
+        (
+            json!({"format": "uri-reference"}),
+            json!("a/b:c"),
+            json!("1a:b"),
+        ),
+        (
+            json!({"format": "uri-reference"}),
+            json!("%C3%A9.hk"),
+            json!("é.hk"),
+        ),
+        (
+            json!({"format": "uri-reference"}),
+            json!("#frag"),
+            json!("x%2"),
+        ),
+        (
+            json!({"format": "uri-reference"}),
+            json!("./a?b=c"),
+            json!("a:b/c d"),
+        ),
+        (
+            json!({"format": "uri-reference"}),
+            json!("a/b"),
+            json!("a\tb"),
+        ),
+        (
+            json!({"format": "uri-reference"}),
+            json!(""),
+            json!("c:\\x"),
+        ),
+        (
+            json!({"format": "date-time"}),
+            json!("2024-02-29T23:59:60.123Z"),
+            json!("2023-02-29T00:00:00Z"),
+        ),
+        (
+            json!({"format": "date-time"}),
+            json!("2026-01-31t08:00:00-05:30"),
+            json!("2026-01-31 08:00:00Z"),
+        ),
+        (
+            json!({"format": "date-time"}),
+            json!("2026-12-01T00:00:00+00:00"),
+            json!("2026-13-01T00:00:00Z"),
+        ),
+        (
+            json!({"format": "date-time"}),
+            json!("2026-04-30T00:00:00Z"),
+            json!("2026-04-31T00:00:00Z"),
+        ),
+        (
+            json!({"format": "date-time"}),
+            json!("2026-04-30T00:00:00Z"),
+            json!("2026-04-30T24:00:00Z"),
+        ),
+        (
+            json!({"format": "date-time"}),
+            json!("2026-04-30T00:00:00Z"),
+            json!("2026-04-30T00:00:00"),
+        ),
+        (
+            json!({"format": "date-time"}),
+            json!("2026-04-30T00:00:00Z"),
+            json!("2026-04-30T00:00:00.Z"),
+        ),
+        (
+            json!({"format": "date-time"}),
+            json!("2026-04-30T00:00:00Z"),
+            json!("2026-04-30T00:00:00+0100"),
+        ),
+        (
+            json!({"format": "date-time"}),
+            json!("2026-04-30T00:00:00Z"),
+            json!("2026-04-30"),
+        ),
+    ];
+    for (schema, keeps, breaks) in &cases {
+        let errors = validate(schema, keeps);
+        assert!(errors.is_empty(), "{schema} refused {keeps}: {errors:?}");
+        if breaks != &json!({"never": "refused"}) {
+            assert!(
+                !validate(schema, breaks).is_empty(),
+                "{schema} accepted {breaks}"
+            );
+        }
+    }
+    // `pattern` and `format` apply to strings only, as in JSON Schema.
+    assert!(validate(&json!({"pattern": "[^/]+/.+", "format": "uri"}), &json!(3)).is_empty());
+    // What the validator cannot check is an error of the schema, even where the value does not
+    // reach and whatever the value.
+    for schema in [
+        json!({"pattern": "^x$"}),
+        json!({"format": "email"}),
+        json!({"properties": {"unused": {"pattern": "[a-z]+"}}}),
+        json!({"definitions": {"unused": {"exclusiveMinimum": 0}}}),
+        json!({"anyOf": [{}, {"not": {}}]}),
+        json!({"items": [{}, {}]}),
+        json!({"additionalProperties": 1}),
+        json!({"$ref": "#/definitions/missing"}),
+        json!({"$ref": "https://example.com/schema.json"}),
+    ] {
+        let errors = validate(&schema, &json!("anything"));
+        assert!(
+            errors.iter().any(|e| e.starts_with("schema #")),
+            "{schema}: {errors:?}"
+        );
+    }
 }
