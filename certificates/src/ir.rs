@@ -612,8 +612,9 @@ pub enum Node {
     Send {
         /// The slot holding the channel.
         chan: Slot,
-        /// The value sent.
-        value: Expr,
+        /// The value sent (boxed, as are the other rare large fields: a node is 40 bytes, and a
+        /// long plan has two per step).
+        value: Box<Expr>,
     },
     /// `x ← c`: a communication.
     Recv {
@@ -631,7 +632,7 @@ pub enum Node {
         /// The agent told.
         agent: AgentId,
         /// What it is told (the predicate is `agent`'s).
-        atom: AtomExpr,
+        atom: Box<AtomExpr>,
         /// The teller's own predicate of the same name, if it declares one: tell feasibility asks
         /// that the teller believe the atom before telling it.
         own: Option<BeliefId>,
@@ -668,7 +669,7 @@ pub enum Node {
     /// `match e { when lit ↦ P … other ↦ Q }`: internal.
     Match {
         /// The value matched.
-        scrutinee: Expr,
+        scrutinee: Box<Expr>,
         /// The arms, in order.
         arms: Vec<(Literal, NodeId)>,
         /// The `other` arm.

@@ -337,6 +337,24 @@ pub struct ParsedFile {
     pub file: FileId,
     /// Its tree.
     pub module: Module,
+    /// Whether its parse reported an error (its tree has `Error` nodes where it recovered).
+    pub syntax_errors: bool,
+}
+
+impl ParsedFile {
+    /// Parses one file: its tree, and the parse's diagnostics.
+    pub fn parse(file: &source::SourceFile) -> (ParsedFile, Vec<Diagnostic>) {
+        let (module, diags) = syntax::parse(file);
+        (ParsedFile::new(file, module, &diags), diags)
+    }
+
+    fn new(file: &source::SourceFile, module: Module, diags: &[Diagnostic]) -> ParsedFile {
+        ParsedFile {
+            file: file.id,
+            module,
+            syntax_errors: diags.iter().any(Diagnostic::is_error),
+        }
+    }
 }
 
 /// The result of checking a project: the parsed files, the resolved program, its IR (when the
@@ -368,17 +386,16 @@ fn parse_and_resolve(
     loaded: &project::Loaded,
 ) -> (Vec<ParsedFile>, check::Program, Vec<Diagnostic>) {
     let mut diagnostics = loaded.diagnostics.clone();
-    let mut parsed = Vec::new();
-    for file in loaded.sources.files() {
-        if loaded.undecodable.contains(&file.id) {
-            continue;
-        }
-        let (module, mut diags) = syntax::parse(file);
+    let files: Vec<&source::SourceFile> = loaded
+        .sources
+        .files()
+        .iter()
+        .filter(|f| !loaded.undecodable.contains(&f.id))
+        .collect();
+    let mut parsed = Vec::with_capacity(files.len());
+    for (file, (module, mut diags)) in files.iter().zip(syntax::parse_many(&files)) {
+        parsed.push(ParsedFile::new(file, module, &diags));
         diagnostics.append(&mut diags);
-        parsed.push(ParsedFile {
-            file: file.id,
-            module,
-        });
     }
     let (program, found) = check::resolve(&loaded.sources, &parsed);
     diagnostics.extend(found);

@@ -1730,7 +1730,7 @@ mod tests {
         let nodes = vec![
             Node::Send {
                 chan: Slot(0),
-                value: Expr::Literal(Literal::Int(1)),
+                value: Box::new(Expr::Literal(Literal::Int(1))),
             },
             Node::Recv {
                 chan: Slot(0),
@@ -1902,7 +1902,7 @@ mod tests {
         let nodes = vec![
             Node::Tell {
                 agent: AgentId(1),
-                atom: atom(0, 7),
+                atom: Box::new(atom(0, 7)),
                 own: Some(BeliefId(0)),
                 index: 1,
             },
@@ -1922,7 +1922,7 @@ mod tests {
             Node::Par(vec![NodeId(6), NodeId(7)]),
             Node::Send {
                 chan: Slot(0),
-                value: Expr::Or(
+                value: Box::new(Expr::Or(
                     Box::new(Expr::Not(Box::new(Expr::Compare(
                         CompareOp::Ne,
                         Box::new(Expr::Slot(Slot(1))),
@@ -1932,7 +1932,7 @@ mod tests {
                         Box::new(Expr::Literal(Literal::Bool(true))),
                         Box::new(Expr::Literal(Literal::Str("a\"b".into()))),
                     )),
-                ),
+                )),
             },
         ];
         let mut p = plan("All", 8);
@@ -1996,7 +1996,7 @@ mod tests {
             },
             Node::Interrupt(NodeId(4), NodeId(3)),
             Node::Match {
-                scrutinee: Expr::Slot(Slot(77)),
+                scrutinee: Box::new(Expr::Slot(Slot(77))),
                 arms: vec![(Literal::Int(1), NodeId(5))],
                 other: Some(NodeId(1000)),
             },
@@ -2004,10 +2004,10 @@ mod tests {
             Node::Seq(NodeId(6), NodeId(7)),
             Node::Tell {
                 agent: AgentId(9),
-                atom: AtomExpr {
+                atom: Box::new(AtomExpr {
                     belief: BeliefId(42),
                     args: vec![],
-                },
+                }),
                 own: Some(BeliefId(50)),
                 index: 1,
             },
@@ -2194,7 +2194,7 @@ mod tests {
         a.desires[0].achieved = vec![c];
         let nodes = vec![Node::Send {
             chan: Slot(0),
-            value: e,
+            value: Box::new(e),
         }];
         let ir = Ir {
             agents: vec![a],

@@ -660,6 +660,15 @@ impl<'a> Lowerer<'a> {
                 });
             channels.push((slot, elem));
         }
+        // Room for the plan's nodes at once: a long plan's node list would otherwise be copied
+        // at every doubling, and the allocator keeps what it frees for a while (issue 17).
+        let bound = decl.body.as_ref().map_or(1, node_bound)
+            + decl
+                .handlers
+                .iter()
+                .map(|h| node_bound(&h.body))
+                .sum::<usize>();
+        nb.nodes.reserve(bound);
         let base = scope.names.len();
         let body = match &decl.body {
             Some(p) => self.proc(nb, id, r.file, p, &mut scope, true, false),
@@ -675,7 +684,7 @@ impl<'a> Lowerer<'a> {
         let on_resume = handler(HandlerKind::Resume, self, &mut scope);
         let on_abort = handler(HandlerKind::Abort, self, &mut scope);
         PlanCode {
-            name: decl.name.name.clone(),
+            name: decl.name.name.to_string(),
             file: self
                 .program
                 .plan_files
@@ -711,7 +720,7 @@ impl<'a> Lowerer<'a> {
             ProcKind::Stop => Node::Stop,
             ProcKind::Seq(parts) => {
                 let mark = scope.names.len();
-                let mut ids = Vec::new();
+                let mut ids = Vec::with_capacity(parts.len());
                 for (i, part) in parts.iter().enumerate() {
                     let last = i + 1 == parts.len();
                     ids.push(self.proc(nb, plan, file, part, scope, tail && last, under_par));
@@ -746,7 +755,7 @@ impl<'a> Lowerer<'a> {
                 let label = match scope.labels.iter().position(|x| *x == l.name) {
                     Some(i) => i,
                     None => {
-                        scope.labels.push(l.name.clone());
+                        scope.labels.push(l.name.to_string());
                         scope.labels.len() - 1
                     }
                 };
@@ -755,7 +764,7 @@ impl<'a> Lowerer<'a> {
             }
             ProcKind::Send { value, chan } => Node::Send {
                 chan: scope.lookup(&chan.name).unwrap_or(Slot(0)),
-                value: expr(value, scope),
+                value: Box::new(expr(value, scope)),
             },
             ProcKind::Recv { var, chan } => {
                 let chan = scope.lookup(&chan.name).unwrap_or(Slot(0));
@@ -776,7 +785,7 @@ impl<'a> Lowerer<'a> {
                     .map(|b| BeliefId(b as u32));
                 Node::Tell {
                     agent: AgentId(told as u32),
-                    atom: self.atom(told, atom, scope),
+                    atom: Box::new(self.atom(told, atom, scope)),
                     own,
                     index: scope.tells,
                 }
@@ -794,7 +803,7 @@ impl<'a> Lowerer<'a> {
                     let i = match scope.labels.iter().position(|x| *x == target.name) {
                         Some(i) => i,
                         None => {
-                            scope.labels.push(target.name.clone());
+                            scope.labels.push(target.name.to_string());
                             scope.labels.len() - 1
                         }
                     };
@@ -865,7 +874,7 @@ impl<'a> Lowerer<'a> {
                     .as_ref()
                     .map(|o| self.scoped(nb, plan, file, o, scope, tail, under_par));
                 Node::Match {
-                    scrutinee,
+                    scrutinee: Box::new(scrutinee),
                     arms,
                     other,
                 }
@@ -964,7 +973,7 @@ impl<'a> Lowerer<'a> {
         let mut instances = vec![Instance {
             parent: None,
             call: None,
-            name: root.name.name.clone(),
+            name: root.name.name.to_string(),
         }];
         // For each instance, the plans it can run (its start and every tail callee).
         let mut starts = vec![PlanId(0)];
@@ -1015,6 +1024,23 @@ impl<'a> Lowerer<'a> {
             i += 1;
         }
         Some(instances)
+    }
+}
+
+/// An upper bound on the nodes [`Lowerer::proc`] makes of `p`: one per process, one more per
+/// `;` between two parts, one for an empty sequence.
+fn node_bound(p: &ast::Proc) -> usize {
+    1 + match &p.kind {
+        ProcKind::Seq(parts) | ProcKind::Parallel(parts) | ProcKind::Choice(parts) => {
+            parts.len() + parts.iter().map(node_bound).sum::<usize>()
+        }
+        ProcKind::Interrupt(a, b) => node_bound(a) + node_bound(b),
+        ProcKind::Labelled(_, body) => node_bound(body),
+        ProcKind::Match { arms, other, .. } => {
+            arms.iter().map(|a| node_bound(&a.body)).sum::<usize>()
+                + other.as_deref().map_or(0, node_bound)
+        }
+        _ => 0,
     }
 }
 

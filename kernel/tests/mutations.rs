@@ -119,9 +119,8 @@ fn first_literal(node: &mut Node) -> Option<&mut Literal> {
         }
     }
     match node {
-        Node::Believe(a) | Node::Forget(a) | Node::Tell { atom: a, .. } => {
-            a.args.iter_mut().find_map(in_expr)
-        }
+        Node::Believe(a) | Node::Forget(a) => a.args.iter_mut().find_map(in_expr),
+        Node::Tell { atom, .. } => atom.args.iter_mut().find_map(in_expr),
         Node::Send { value, .. } => in_expr(value),
         Node::Match { arms, .. } => arms.first_mut().map(|(l, _)| l),
         _ => None,

@@ -12,7 +12,7 @@ use std::collections::{HashMap, HashSet};
 /// An agent with its name and nothing else yet.
 pub(crate) fn skeleton(file: FileId, index: usize, a: &Agent) -> AgentInfo {
     AgentInfo {
-        name: a.name.name.clone(),
+        name: a.name.name.to_string(),
         span: a.name.span,
         file,
         index,
@@ -80,7 +80,7 @@ fn typed_fields(
             continue;
         }
         out.push(Field {
-            name: p.name.name.clone(),
+            name: p.name.name.to_string(),
             ty,
             span: p.name.span,
         });
@@ -110,16 +110,16 @@ impl Checker<'_> {
                 if name.name.is_empty() {
                     continue;
                 }
-                if let Some(&first) = seen.get(&(kind, name.name.clone())) {
+                if let Some(&first) = seen.get(&(kind, name.name.to_string())) {
                     self.emit(dup(kind, name, first));
                     continue;
                 }
-                seen.insert((kind, name.name.clone()), name.span);
+                seen.insert((kind, name.name.to_string()), name.span);
                 match &m.kind {
                     MemberKind::Belief { params, .. } => {
                         let fields = typed_fields(self, params, "belief field");
                         info.beliefs.push(BeliefInfo {
-                            name: name.name.clone(),
+                            name: name.name.to_string(),
                             span: name.span,
                             fields,
                         });
@@ -143,7 +143,7 @@ impl Checker<'_> {
                             }
                         }
                         info.desires.push(DesireInfo {
-                            name: name.name.clone(),
+                            name: name.name.to_string(),
                             span: name.span,
                             priority: p,
                             reachable_by: Vec::new(),
@@ -153,18 +153,18 @@ impl Checker<'_> {
                     }
                     MemberKind::Attention { initially, .. } => {
                         info.attentions.push(AttentionInfo {
-                            name: name.name.clone(),
+                            name: name.name.to_string(),
                             span: name.span,
                             initially: initially.is_some(),
                         })
                     }
                     MemberKind::Value { expr, .. } => info.values.push(ValueInfo {
-                        name: name.name.clone(),
+                        name: name.name.to_string(),
                         expr: expr.clone(),
                         ty: Ty::Error,
                     }),
                     MemberKind::Plan { args, .. } => info.bindings.push(BindingInfo {
-                        name: name.name.clone(),
+                        name: name.name.to_string(),
                         span: name.span,
                         target: BindingTarget::Unresolved,
                         args: args.clone(),
@@ -655,7 +655,7 @@ impl Checker<'_> {
                         .with_note("its obligations (no deadlock, liveness of the desires it serves) will be reported as not provable")
                         .with_help("write the plan as a .hk process to have it proved, or accept the unproved obligations"),
                     );
-                    BindingTarget::Host(host.name.clone())
+                    BindingTarget::Host(host.name.to_string())
                 }
                 PlanTarget::Process { file, plan } => {
                     self.resolve_binding(ai, name, file, plan, args)
@@ -677,7 +677,7 @@ impl Checker<'_> {
             return BindingTarget::Unresolved;
         }
         let Some(fi) = self.program.plan_file_index(&file.name) else {
-            let known = self.all_stems.contains_key(&file.name);
+            let known = self.all_stems.contains_key(file.name.as_str());
             let near = nearest(
                 &file.name,
                 self.program.plan_files.iter().map(|f| f.stem.as_str()),
@@ -1040,7 +1040,7 @@ impl Checker<'_> {
                         && self.is_constant(ai, &v.name).is_none()
                         && f.ty != Ty::Error
                     {
-                        match cx.vars.get(&v.name) {
+                        match cx.vars.get(v.name.as_str()) {
                             Some((t, first)) if *t != f.ty => {
                                 let (t, first) = (t.clone(), *first);
                                 self.emit(
@@ -1053,7 +1053,7 @@ impl Checker<'_> {
                             }
                             Some(_) => {}
                             None => {
-                                cx.vars.insert(v.name.clone(), (f.ty.clone(), v.span));
+                                cx.vars.insert(v.name.to_string(), (f.ty.clone(), v.span));
                             }
                         }
                     }
@@ -1084,14 +1084,17 @@ impl Checker<'_> {
                 Ty::Error
             }
             ExprKind::Var(v) => {
-                if env.contains(&v.name) {
-                    return cx.vars.get(&v.name).map_or(Ty::Error, |(t, _)| t.clone());
+                if env.contains(v.name.as_str()) {
+                    return cx
+                        .vars
+                        .get(v.name.as_str())
+                        .map_or(Ty::Error, |(t, _)| t.clone());
                 }
                 // A `.ha` value is not something a condition can read: the runtime and the
                 // proofs evaluate conditions over beliefs, bindings and parameters only.
                 let agent = &self.program.agents[ai];
                 if agent.param(&v.name).is_none() && agent.value(&v.name).is_some() {
-                    if cx.reported.insert(v.name.clone()) {
+                    if cx.reported.insert(v.name.to_string()) {
                         self.emit(
                             Diagnostic::error(
                                 codes::UNBOUND_VARIABLE,
@@ -1108,7 +1111,7 @@ impl Checker<'_> {
                 if let Some(t) = self.is_constant(ai, &v.name) {
                     return t;
                 }
-                if !cx.reported.insert(v.name.clone()) {
+                if !cx.reported.insert(v.name.to_string()) {
                     return Ty::Error;
                 }
                 let mut d = Diagnostic::error(
@@ -1117,7 +1120,7 @@ impl Checker<'_> {
                     format!("no positive belief pattern binds `{}` here", v.name),
                 )
                 .with_label("unbound");
-                d = match cx.vars.get(&v.name) {
+                d = match cx.vars.get(v.name.as_str()) {
                     Some((_, at)) if at.start > v.span.start => d
                         .with_secondary(*at, "bound only here, after its use")
                         .with_note("conditions are read from left to right: a pattern binds its variables for what follows it in the conjunction")
@@ -1201,8 +1204,8 @@ impl Checker<'_> {
                         ExprKind::Wildcard => continue,
                         ExprKind::Var(v) if self.is_constant(ai, &v.name).is_none() => {
                             if cx.negated > 0
-                                && !env.contains(&v.name)
-                                && cx.reported.insert(v.name.clone())
+                                && !env.contains(v.name.as_str())
+                                && cx.reported.insert(v.name.to_string())
                             {
                                 self.emit(
                                     Diagnostic::error(
@@ -1470,7 +1473,7 @@ pub(crate) fn bound_by(e: &Expr, is_const: &dyn Fn(&str) -> bool, env: &mut Hash
                 if let ExprKind::Var(v) = &a.kind
                     && !is_const(&v.name)
                 {
-                    env.insert(v.name.clone());
+                    env.insert(v.name.to_string());
                 }
             }
         }

@@ -89,9 +89,7 @@ impl<'a> Checker<'a> {
     fn new(sources: &'a SourceMap, parsed: &'a [ParsedFile]) -> Self {
         let mut tainted: HashSet<FileId> = sources.files().iter().map(|f| f.id).collect();
         for p in parsed {
-            let file = sources.get(p.file);
-            let (_, syntax) = crate::syntax::parse(file);
-            if !syntax.iter().any(Diagnostic::is_error) {
+            if !p.syntax_errors {
                 tainted.remove(&p.file);
             }
         }
@@ -143,7 +141,7 @@ impl<'a> Checker<'a> {
             match &p.module {
                 Module::Agents(f) => {
                     for (index, a) in f.agents.iter().enumerate() {
-                        if let Some(&first) = agent_names.get(&a.name.name) {
+                        if let Some(&first) = agent_names.get(a.name.name.as_str()) {
                             self.emit(
                                 Diagnostic::error(
                                     codes::DUPLICATE_AGENT,
@@ -164,7 +162,7 @@ impl<'a> Checker<'a> {
                             );
                             continue;
                         }
-                        agent_names.insert(a.name.name.clone(), a.name.span);
+                        agent_names.insert(a.name.name.to_string(), a.name.span);
                         self.program.add_agent(agent::skeleton(p.file, index, a));
                         self.agent_asts.push(a);
                     }

@@ -46,7 +46,7 @@ impl Checker<'_> {
             for p in &file.plans {
                 let duplicate = if p.name.name.is_empty() {
                     false
-                } else if let Some(&first) = seen.get(&p.name.name) {
+                } else if let Some(&first) = seen.get(p.name.name.as_str()) {
                     self.emit(
                         Diagnostic::error(codes::DUPLICATE_PLAN, p.name.span, format!("the plan `{}` is declared twice in this file", p.name.name))
                             .with_label("second declaration")
@@ -56,7 +56,7 @@ impl Checker<'_> {
                     );
                     true
                 } else {
-                    seen.insert(p.name.name.clone(), p.name.span);
+                    seen.insert(p.name.name.to_string(), p.name.span);
                     false
                 };
                 plans.push(self.declare_plan(p, tainted, duplicate));
@@ -74,7 +74,7 @@ impl Checker<'_> {
          -> Field {
             if q.name.name.is_empty() {
                 // a placeholder after a syntax error
-            } else if let Some(&first) = names.get(&q.name.name) {
+            } else if let Some(&first) = names.get(q.name.name.as_str()) {
                 c.emit(
                     Diagnostic::error(
                         codes::DUPLICATE_PARAM,
@@ -89,7 +89,7 @@ impl Checker<'_> {
                     .with_help("give each parameter and channel its own name"),
                 );
             } else {
-                names.insert(q.name.name.clone(), q.name.span);
+                names.insert(q.name.name.to_string(), q.name.span);
             }
             let ty = match value_type(&q.ty, true) {
                 Ok(t) if chan_only && !matches!(t, Ty::Chan(_) | Ty::Error) => {
@@ -128,7 +128,7 @@ impl Checker<'_> {
                 }
             };
             Field {
-                name: q.name.name.clone(),
+                name: q.name.name.to_string(),
                 ty,
                 span: q.name.span,
             }
@@ -198,7 +198,7 @@ impl Checker<'_> {
             }
         }
         PlanInfo {
-            name: p.name.name.clone(),
+            name: p.name.name.to_string(),
             span: p.name.span,
             params,
             channels,
@@ -311,12 +311,12 @@ impl Checker<'_> {
                 for q in ps {
                     self.proc(q, &env, cx);
                     if let ProcKind::Recv { var, chan } = &q.kind {
-                        let ty = match env.get(&chan.name) {
+                        let ty = match env.get(chan.name.as_str()) {
                             Some(Local::Chan(t, _)) => t.clone(),
                             _ => Ty::Error,
                         };
                         let slot = usize::MAX - cx.receives.len();
-                        env.insert(var.name.clone(), Local::Value(ty, slot));
+                        env.insert(var.name.to_string(), Local::Value(ty, slot));
                     }
                 }
             }
@@ -408,7 +408,7 @@ impl Checker<'_> {
             ProcKind::Command { command, target } => {
                 if !target.name.is_empty()
                     && target.name != "self"
-                    && !cx.labels.contains(&target.name)
+                    && !cx.labels.iter().any(|l| *l == target.name)
                     && !cx.tainted
                 {
                     let plan = self.program.plan_files[cx.fi].plans[cx.pi].name.clone();
@@ -503,7 +503,7 @@ impl Checker<'_> {
         if chan.name.is_empty() {
             return None;
         }
-        match env.get(&chan.name) {
+        match env.get(chan.name.as_str()) {
             Some(Local::Chan(t, slot)) => {
                 cx.used.insert(*slot);
                 Some(t.clone())
@@ -762,7 +762,7 @@ impl Checker<'_> {
         }
         for (a, f) in args.iter().zip(&callee.params) {
             let as_chan = match &a.kind {
-                ExprKind::Var(v) => match env.get(&v.name) {
+                ExprKind::Var(v) => match env.get(v.name.as_str()) {
                     Some(Local::Chan(t, slot)) => {
                         cx.used.insert(*slot);
                         Some(t.clone())
@@ -832,7 +832,7 @@ impl Checker<'_> {
     /// accepted (and counted as used), anything else is checked as a value.
     fn loose_arg(&mut self, a: &Expr, env: &Env, cx: &mut PlanCx) {
         if let ExprKind::Var(v) = &a.kind
-            && let Some(Local::Chan(_, slot)) = env.get(&v.name)
+            && let Some(Local::Chan(_, slot)) = env.get(v.name.as_str())
         {
             cx.used.insert(*slot);
             return;
@@ -847,7 +847,7 @@ impl Checker<'_> {
             ExprKind::Str(_) => Ty::String,
             ExprKind::Bool(_) => Ty::Bool,
             ExprKind::Error => Ty::Error,
-            ExprKind::Var(v) => match env.get(&v.name) {
+            ExprKind::Var(v) => match env.get(v.name.as_str()) {
                 Some(Local::Value(t, slot)) => {
                     cx.used.insert(*slot);
                     t.clone()
@@ -1023,7 +1023,7 @@ fn fold_int(e: &Expr) -> Option<i64> {
 fn collect_labels(p: &Proc, out: &mut Vec<(String, Span)>) {
     match &p.kind {
         ProcKind::Labelled(l, q) => {
-            out.push((l.name.clone(), l.span));
+            out.push((l.name.to_string(), l.span));
             collect_labels(q, out);
         }
         ProcKind::Parallel(ps) | ProcKind::Choice(ps) | ProcKind::Seq(ps) => {
@@ -1045,7 +1045,7 @@ fn collect_labels(p: &Proc, out: &mut Vec<(String, Span)>) {
 
 fn collect_receives(p: &Proc, out: &mut Vec<(String, Span)>) {
     match &p.kind {
-        ProcKind::Recv { var, .. } => out.push((var.name.clone(), var.span)),
+        ProcKind::Recv { var, .. } => out.push((var.name.to_string(), var.span)),
         ProcKind::Labelled(_, q) => collect_receives(q, out),
         ProcKind::Parallel(ps) | ProcKind::Choice(ps) | ProcKind::Seq(ps) => {
             ps.iter().for_each(|q| collect_receives(q, out))

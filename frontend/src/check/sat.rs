@@ -191,14 +191,15 @@ impl Dnf<'_> {
                     .map(|a| match &a.kind {
                         ExprKind::Wildcard => Term::Any,
                         ExprKind::Var(v)
-                            if !(self.is_const)(&v.name) && !local.contains_key(&v.name) =>
+                            if !(self.is_const)(&v.name)
+                                && !local.contains_key(v.name.as_str()) =>
                         {
                             if neg {
                                 Term::Any
                             } else {
                                 let id = self.next;
                                 self.next += 1;
-                                local.insert(v.name.clone(), id);
+                                local.insert(v.name.to_string(), id);
                                 Term::Var(id)
                             }
                         }
@@ -207,14 +208,14 @@ impl Dnf<'_> {
                     .collect();
                 one(Lit::Atom {
                     pos: !neg,
-                    agent: agent.name.clone(),
-                    pred: atom.pred.name.clone(),
+                    agent: agent.name.to_string(),
+                    pred: atom.pred.name.to_string(),
                     args,
                 })
             }
             ExprKind::Attending(a) => one(Lit::Attending {
                 pos: !neg,
-                name: a.name.clone(),
+                name: a.name.to_string(),
             }),
             ExprKind::Binary(op, l, r) if op.is_comparison() => {
                 let op = if neg { negate(*op) } else { *op };
@@ -231,9 +232,9 @@ impl Dnf<'_> {
         match &e.kind {
             ExprKind::Str(s) => Term::Str(s.clone()),
             ExprKind::Bool(b) => Term::Bool(*b),
-            ExprKind::Var(v) => match env.get(&v.name) {
+            ExprKind::Var(v) => match env.get(v.name.as_str()) {
                 Some(&id) => Term::Var(id),
-                None if (self.is_const)(&v.name) => Term::Const(v.name.clone()),
+                None if (self.is_const)(&v.name) => Term::Const(v.name.to_string()),
                 None => Term::Opaque,
             },
             _ => Term::Opaque,

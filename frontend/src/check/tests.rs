@@ -191,10 +191,7 @@ fn the_seed_resolves_to_a_program() {
         .sources
         .files()
         .iter()
-        .map(|f| crate::ParsedFile {
-            file: f.id,
-            module: crate::syntax::parse(f).0,
-        })
+        .map(|f| crate::ParsedFile::parse(f).0)
         .collect();
     let (p, d) = super::resolve(&loaded.sources, &parsed);
     assert!(d.is_empty());
@@ -621,10 +618,7 @@ fn error_nodes_are_checked_quietly() {
         .sources
         .files()
         .iter()
-        .map(|f| crate::ParsedFile {
-            file: f.id,
-            module: crate::syntax::parse(f).0,
-        })
+        .map(|f| crate::ParsedFile::parse(f).0)
         .collect();
     let err_expr = |span| Expr {
         kind: ExprKind::Error,
@@ -760,10 +754,7 @@ fn the_design_notes_values_block_checks_clean_and_resolves() {
         .sources
         .files()
         .iter()
-        .map(|f| crate::ParsedFile {
-            file: f.id,
-            module: crate::syntax::parse(f).0,
-        })
+        .map(|f| crate::ParsedFile::parse(f).0)
         .collect();
     let (p, _) = super::resolve(&loaded.sources, &parsed);
     assert_eq!(p.values.len(), 1);

@@ -61,12 +61,12 @@ impl Checker<'_> {
                 let mut exprs: Vec<Expr> = Vec::new();
                 let mut seen: HashMap<String, Span> = HashMap::new();
                 for v in &b.values {
-                    if let Some(&first) = seen.get(&v.name.name) {
+                    if let Some(&first) = seen.get(v.name.name.as_str()) {
                         self.dup_option(v.name.span, first, "value", &v.name.name);
                         continue;
                     }
-                    seen.insert(v.name.name.clone(), v.name.span);
-                    names.push(v.name.name.clone());
+                    seen.insert(v.name.name.to_string(), v.name.span);
+                    names.push(v.name.name.to_string());
                     exprs.push(v.expr.clone());
                 }
                 let outer_tys: HashMap<String, Ty> = {
@@ -117,11 +117,11 @@ impl Checker<'_> {
                     if o.plan.name.is_empty() {
                         continue;
                     }
-                    if let Some(&first) = seen_opt.get(&o.plan.name) {
+                    if let Some(&first) = seen_opt.get(o.plan.name.as_str()) {
                         self.dup_option(o.plan.span, first, "option", &o.plan.name);
                         continue;
                     }
-                    seen_opt.insert(o.plan.name.clone(), o.plan.span);
+                    seen_opt.insert(o.plan.name.to_string(), o.plan.span);
                     opt_exprs.push(o.expr.clone());
                     let Some(a) = ai else { continue };
                     match self.program.agents[a].binding(&o.plan.name) {

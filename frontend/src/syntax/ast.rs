@@ -3,12 +3,13 @@
 //! `Error` nodes where the parser recovered.
 
 use crate::source::Span;
+pub use crate::syntax::name::Name;
 
 /// A name and where it was written.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Ident {
     /// The name.
-    pub name: String,
+    pub name: Name,
     /// Where.
     pub span: Span,
 }
@@ -153,8 +154,8 @@ pub enum ExprKind {
     Believes {
         /// `self` or an agent's name.
         agent: Ident,
-        /// What is believed.
-        atom: Atom,
+        /// What is believed (boxed: the rarer, larger variant keeps every `Expr` small).
+        atom: Box<Atom>,
     },
     /// `attending A`: the agent's attention is on `A`.
     Attending(Ident),
@@ -446,8 +447,8 @@ pub enum ProcKind {
     Seq(Vec<Proc>),
     /// `e → c`
     Send {
-        /// The value sent.
-        value: Expr,
+        /// The value sent (boxed: keeps every `Proc` small).
+        value: Box<Expr>,
         /// The channel.
         chan: Ident,
     },
@@ -466,8 +467,8 @@ pub enum ProcKind {
     Tell {
         /// The agent told.
         agent: Ident,
-        /// What it is told.
-        atom: Atom,
+        /// What it is told (boxed: keeps every `Proc` small).
+        atom: Box<Atom>,
     },
     /// `stop l`, `resume l`, `abort l`, `restart l` (`l` may be `self`)
     Command {
@@ -489,8 +490,8 @@ pub enum ProcKind {
     },
     /// `match e { when lit ↦ P … other ↦ P }`
     Match {
-        /// The value matched.
-        scrutinee: Expr,
+        /// The value matched (boxed: keeps every `Proc` small).
+        scrutinee: Box<Expr>,
         /// The `when` arms.
         arms: Vec<MatchArm>,
         /// The `other` arm.

@@ -7,10 +7,11 @@
 pub mod ast;
 pub mod codes;
 pub mod lexer;
+pub mod name;
 pub mod parser;
 pub mod token;
 
-pub use parser::parse;
+pub use parser::{parse, parse_many};
 
 #[cfg(test)]
 mod tests;

@@ -139,9 +139,13 @@ impl<'n> Code<'n> {
         for n in &net.nodes {
             match n {
                 Node::Send { value, .. } => collect_literals(value, &mut lits),
-                Node::Believe(a) | Node::Forget(a) | Node::Tell { atom: a, .. } => {
+                Node::Believe(a) | Node::Forget(a) => {
                     a.args.iter().for_each(|e| collect_literals(e, &mut lits))
                 }
+                Node::Tell { atom, .. } => atom
+                    .args
+                    .iter()
+                    .for_each(|e| collect_literals(e, &mut lits)),
                 Node::Call { args, .. } => {
                     for a in args {
                         if let Arg::Value(e) = a {
