@@ -67,6 +67,11 @@ pub struct Args {
     /// The timeout of each Z3 query, in milliseconds; a query that times out proves nothing.
     #[arg(long, value_name = "MS", default_value_t = 10_000)]
     smt_timeout: u32,
+    /// The total time of the check's Z3 queries (the condition analysis and the frame
+    /// conditions), in milliseconds: once it is spent the rest are not asked, prove nothing and
+    /// are named in warnings (HA0061, HA0059); 0 asks none.
+    #[arg(long, value_name = "MS", default_value_t = 60_000)]
+    smt_budget: u64,
     /// A value of an agent parameter to prove under: `NAME=VALUE` (every agent declaring NAME)
     /// or `AGENT.NAME=VALUE`; repeatable. What reads a parameter with no value is unproved
     /// (warning HA0060); what reads none is proved for every value.
@@ -458,6 +463,7 @@ pub fn run(args: &Args) -> u8 {
         &loaded,
         hilbert_smt::Options {
             timeout_ms: args.smt_timeout,
+            budget_ms: Some(args.smt_budget),
         },
         &args.params,
     ) {

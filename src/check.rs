@@ -29,6 +29,11 @@ pub struct Args {
     /// milliseconds; a query that times out proves nothing (its frame condition is HA0059).
     #[arg(long, value_name = "MS", default_value_t = 10_000)]
     smt_timeout: u32,
+    /// The total time of the check's Z3 queries (the condition analysis and the frame
+    /// conditions), in milliseconds: once it is spent the rest are not asked, prove nothing and
+    /// are named in warnings (HA0061, HA0059); 0 asks none.
+    #[arg(long, value_name = "MS", default_value_t = 60_000)]
+    smt_budget: u64,
 }
 
 /// When to colour.
@@ -112,6 +117,7 @@ pub fn run(args: &Args) -> u8 {
         &loaded,
         hilbert_smt::Options {
             timeout_ms: args.smt_timeout,
+            budget_ms: Some(args.smt_budget),
         },
     );
     let summary = Summary::of(&checked.diagnostics, loaded.sources.files().len());

@@ -49,6 +49,11 @@ pub struct RunArgs {
     /// The timeout of each Z3 query of the check before the run, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 10_000)]
     smt_timeout: u32,
+    /// The total time of the check's Z3 queries (the condition analysis and the frame
+    /// conditions), in milliseconds: once it is spent the rest are not asked, prove nothing and
+    /// are named in warnings (HA0061, HA0059); 0 asks none.
+    #[arg(long, value_name = "MS", default_value_t = 60_000)]
+    smt_budget: u64,
 }
 
 /// The reconsideration policies.
@@ -322,6 +327,7 @@ pub fn run(args: &RunArgs) -> u8 {
     };
     let smt = hilbert_smt::Options {
         timeout_ms: args.smt_timeout,
+        budget_ms: Some(args.smt_budget),
     };
     let ready = match load_ir(&args.paths, &specs, smt) {
         Ok(x) => x,

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{CLEAN_AGENT, CLEAN_PLAN, TempDir, hilbert};
+use common::{CLEAN_AGENT, CLEAN_PLAN, TempDir, hilbert, run_within};
 use serde_json::{Value, json};
 
 fn broken_project() -> TempDir {
@@ -487,6 +487,115 @@ fn check_and_run_take_a_solver_timeout() {
     assert!(run.stderr.contains("--smt-timeout"), "{}", run.stderr);
     let run = hilbert(&["run", "--help"], None);
     assert!(run.stdout.contains("--smt-timeout"), "{}", run.stdout);
+}
+
+/// Twelve conditions over non-linear integer arithmetic (`k x³ + y³ = z³`), each of which Z3
+/// may not decide before `--smt-timeout`: a 2 KB agent whose check did not end in 400 s.
+fn hard_conditions() -> TempDir {
+    let mut agent = String::from(
+        "agent Operator() : Agency\n{\n  belief done(n: Int)\n  belief busy(n: Int)\n  desire Finished reachable by [Work]\n  commit single_minded\n  attention Main initially\n",
+    );
+    for k in 0..12 {
+        agent.push_str(&format!(
+            "  intend Work for Finished when B(self) done(x) ∧ B(self) busy(y) ∧ B(self) done(z) ∧ x > {k} ∧ y > 0 ∧ z > 0 ∧ {} * x * x * x + y * y * y = z * z * z\n",
+            k + 2
+        ));
+    }
+    agent.push_str("  achieved Finished when B(self) done(3)\n  plan Work ↦ Line.Produce\n}\n");
+    TempDir::with_files(&[
+        ("Operator.ha", agent.as_bytes()),
+        (
+            "Line.hk",
+            b"plan Produce() : Operator \xe2\x89\x94 believe done(3)\n",
+        ),
+    ])
+}
+
+/// `--smt-budget` bounds the Z3 time of a whole check: past it nothing more is asked, the
+/// questions not answered are named (HA0061 on the agent, HA0059 for each frame condition), and
+/// nothing is concluded from them.
+#[test]
+fn a_check_spends_at_most_its_solver_budget() {
+    let dir = hard_conditions();
+    let begun = std::time::Instant::now();
+    let run = run_within(
+        &[
+            "check",
+            &dir.path(),
+            "--smt-budget",
+            "2000",
+            "--smt-timeout",
+            "10000",
+            "--color",
+            "never",
+        ],
+        std::time::Duration::from_secs(60),
+    );
+    let took = begun.elapsed();
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout
+            .contains("warning[HA0061]: Z3's budget of 2000 ms was spent before the rules of `Operator` were analysed"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("not answered: `can the condition of intend-"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("warning[HA0059]"), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("not asked: the Z3 budget (--smt-budget) was spent"),
+        "{}",
+        run.stdout
+    );
+    // No dead-rule warning rests on a question not answered.
+    assert!(!run.stdout.contains("warning[HA0052]"), "{}", run.stdout);
+    // The budget is Z3's time; the rest of the check is a small part of the deadline above.
+    assert!(took.as_secs() < 60, "{took:?}");
+
+    // A budget of nothing asks nothing: every agent of the seed is named.
+    let run = hilbert(
+        &[
+            "check",
+            "examples/production-line",
+            "--smt-budget",
+            "0",
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    let budget: Vec<&Value> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "HA0061")
+        .collect();
+    assert!(!budget.is_empty(), "{}", run.stdout);
+    // By default the seed's queries fit with room to spare.
+    let run = hilbert(&["check", "examples/production-line"], None);
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    assert!(!run.stdout.contains("HA0061"), "{}", run.stdout);
+    let run = hilbert(
+        &["check", "examples/production-line", "--smt-budget", "soon"],
+        None,
+    );
+    assert_eq!(run.code, Some(2));
+    assert!(run.stderr.contains("--smt-budget"), "{}", run.stderr);
+    for command in ["build", "run"] {
+        let run = hilbert(&[command, "--help"], None);
+        assert!(
+            run.stdout.contains("--smt-budget"),
+            "{command}: {}",
+            run.stdout
+        );
+    }
 }
 
 /// A report that cannot be written is an environment error (exit code 2), named on standard

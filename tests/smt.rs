@@ -117,7 +117,13 @@ fn a_query_z3_cannot_decide_gives_no_warning() {
     let dir = agent(
         "  intend Work for Finished when B(self) done(x) ∧ B(self) busy(y) ∧ B(self) done(z) ∧ x > 0 ∧ y > 0 ∧ z > 0 ∧ x * x * x + y * y * y = z * z * z\n  achieved Finished when B(self) done(3)",
     );
-    let (got, log) = codes_with(&dir.path(), Options { timeout_ms: 200 });
+    let (got, log) = codes_with(
+        &dir.path(),
+        Options {
+            timeout_ms: 200,
+            budget_ms: None,
+        },
+    );
     assert!(
         !got.iter().any(|(c, _)| c == "HA0052"),
         "a dead-rule warning rests on an undecided query: {got:?}"

@@ -26,8 +26,47 @@ pub const DUPLICATE_RULE: Code = Code::new(Dialect::Agent, 56);
 /// A rule whose condition implies another of the same kind and target (warning).
 pub const SUBSUMED_RULE: Code = Code::new(Dialect::Agent, 57);
 
+/// Z3's budget (`--smt-budget`) was spent before an agent's rules were analysed (warning).
+pub const BUDGET_SPENT: Code = Code::new(Dialect::Agent, 61);
+
 /// The codes this module declares (HA0052 and HA0053 are the agent checks').
-pub const CODES: &[Code] = &[OVERLAPPING_INTENDS, DUPLICATE_RULE, SUBSUMED_RULE];
+pub const CODES: &[Code] = &[
+    OVERLAPPING_INTENDS,
+    DUPLICATE_RULE,
+    SUBSUMED_RULE,
+    BUDGET_SPENT,
+];
+
+/// Questions a warning lists before it says how many more there are.
+const LISTED: usize = 5;
+
+/// The warning for an agent whose analysis the budget cut short: the questions not answered.
+fn budget_spent(info: &crate::check::AgentInfo, questions: &[&str], budget: u64) -> Diagnostic {
+    let mut listed: Vec<String> = questions
+        .iter()
+        .take(LISTED)
+        .map(|q| format!("`{q}`"))
+        .collect();
+    if questions.len() > LISTED {
+        listed.push(format!("and {} more", questions.len() - LISTED));
+    }
+    Diagnostic::warning(
+        BUDGET_SPENT,
+        info.span,
+        format!(
+            "Z3's budget of {budget} ms was spent before the rules of `{}` were analysed",
+            info.name
+        ),
+    )
+    .with_label(format!(
+        "{} question{} not answered",
+        questions.len(),
+        if questions.len() == 1 { "" } else { "s" }
+    ))
+    .with_note(format!("not answered: {}", listed.join("; ")))
+    .with_note("nothing is concluded from a question not answered: a rule of this agent may still be dead (HA0052), adopted and released at once (HA0053), overlapping (HA0055), a duplicate (HA0056) or subsumed (HA0057)")
+    .with_help("raise --smt-budget (the total time of the check's Z3 queries), or lower --smt-timeout so that one hard condition cannot take it all")
+}
 
 /// Whether an expression names one of `consts`.
 pub(crate) fn mentions(e: &Expr, consts: &HashSet<&str>) -> bool {
@@ -111,7 +150,18 @@ pub fn analyse_program(
                 out.push(d);
             }
         };
-        for f in analyse(ir, a, &skip, log) {
+        let from = log.queries.len();
+        let findings = analyse(ir, a, &skip, log);
+        let unanswered: Vec<&str> = log.queries[from..]
+            .iter()
+            .filter(|q| q.over_budget)
+            .map(|q| q.question.as_str())
+            .collect();
+        if !unanswered.is_empty() {
+            let budget = log.options.budget_ms.unwrap_or(0);
+            push(budget_spent(info, &unanswered, budget));
+        }
+        for f in findings {
             match f {
                 Finding::Dead(r) => {
                     let Some(s) = span(r) else { continue };

@@ -51,13 +51,18 @@ pub struct Example {
     pub failing: Vec<ExampleFile>,
     /// The `fixed` blocks, each replacing the failing file of the same name (or adding one).
     pub fixes: Vec<ExampleFile>,
+    /// The `hilbert check` options the example is checked with (an `options` block), such as
+    /// `--smt-budget 0`: a code that only a bound gives needs its bound.
+    pub options: Vec<String>,
+    /// The options the fix is checked with (an `options fixed` block), when they differ.
+    pub fixed_options: Option<Vec<String>>,
 }
 
 impl Example {
     /// The fixed project, if the documentation gives a fix: the failing files with each fixed
     /// block in place of the file of the same name.
     pub fn fixed_project(&self) -> Option<Vec<ExampleFile>> {
-        if self.fixes.is_empty() {
+        if self.fixes.is_empty() && self.fixed_options.is_none() {
             return None;
         }
         let mut files = self.failing.clone();
@@ -68,6 +73,11 @@ impl Example {
             }
         }
         Some(files)
+    }
+
+    /// The options the fixed project is checked with.
+    pub fn fix_options(&self) -> &[String] {
+        self.fixed_options.as_deref().unwrap_or(&self.options)
     }
 }
 
@@ -103,6 +113,20 @@ pub fn parse_example(markdown: &str) -> Result<Example, String> {
             return Err(format!("line {at}: the fence is never closed"));
         }
         let mut words = info.split_whitespace();
+        if info.split_whitespace().next() == Some("options") {
+            let options: Vec<String> = body.split_whitespace().map(String::from).collect();
+            match (words.nth(1), words.next()) {
+                (None, _) if example.options.is_empty() => example.options = options,
+                (Some("fixed"), None) if example.fixed_options.is_none() => {
+                    example.fixed_options = Some(options)
+                }
+                (None, _) | (Some("fixed"), None) => {
+                    return Err(format!("line {at}: the options are given twice"));
+                }
+                _ => return Err(format!("line {at}: an options block says only `fixed`")),
+            }
+            continue;
+        }
         let dialect = match words.next() {
             Some("ha") => Dialect::Agent,
             Some("hk") => Dialect::Plans,
@@ -178,6 +202,25 @@ mod tests {
         sorted.sort();
         sorted.dedup();
         assert_eq!(codes, sorted);
+    }
+
+    #[test]
+    fn options_blocks_give_the_check_options_of_the_example_and_of_its_fix() {
+        let md = "```ha file=A.ha\nagent\n```\n\n```options\n--smt-budget 0\n```\n";
+        let ex = parse_example(md).unwrap();
+        assert_eq!(ex.options, ["--smt-budget", "0"]);
+        assert_eq!(ex.fixed_project(), None, "no fix given");
+        let md = format!("{md}\n```options fixed\n--smt-budget   60000\n```\n");
+        let ex = parse_example(&md).unwrap();
+        assert_eq!(ex.fix_options(), ["--smt-budget", "60000"]);
+        assert_eq!(ex.fixed_project().unwrap(), ex.failing, "the same files");
+        for bad in [
+            format!("{md}\n```options\n--smt-timeout 1\n```\n"),
+            format!("{md}\n```options fixed\n--smt-timeout 1\n```\n"),
+            "```ha file=A.ha\nagent\n```\n```options later\n-x\n```\n".to_string(),
+        ] {
+            assert!(parse_example(&bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

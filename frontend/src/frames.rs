@@ -163,7 +163,7 @@ pub fn check_program(ir: &Ir, program: &Program, log: &mut Log) -> Vec<Diagnosti
                         .with_label(format!("frame.{} unproved", o.axiom.rule()))
                         .with_note(why.clone())
                         .with_note("the axiom is left unproved, not assumed; the kernel still checks it on each network's explored worlds")
-                        .with_help("raise --smt-timeout, or write the conditions without a belief test under two negations"),
+                        .with_help("raise --smt-timeout or --smt-budget, or write the conditions without a belief test under two negations"),
                     );
                 }
             }

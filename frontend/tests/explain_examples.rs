@@ -4,7 +4,7 @@
 use hilbert_frontend::explain::{self, ExampleFile};
 use hilbert_frontend::explore::Limits;
 use hilbert_frontend::{
-    Code, Dialect, Severity, check_project, lower, obligations, project, syntax,
+    Code, Dialect, Severity, check_project_with, lower, obligations, project, syntax,
 };
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -33,7 +33,37 @@ impl Drop for TempDir {
 
 /// Writes the files and checks them; returns the severities with which `code` was reported,
 /// and every code reported (for the failure message).
-fn check_files(tag: &str, files: &[ExampleFile], code: Code) -> (Vec<Severity>, Vec<String>) {
+/// The Z3 options of an example's `options` block: `--smt-budget MS` and `--smt-timeout MS`.
+fn smt_options(words: &[String]) -> Result<hilbert_smt::Options, String> {
+    let mut options = hilbert_smt::Options {
+        budget_ms: Some(60_000),
+        ..hilbert_smt::Options::default()
+    };
+    for pair in words.chunks(2) {
+        let value = |w: &str| -> Result<u64, String> {
+            pair.get(1)
+                .and_then(|v| v.parse().ok())
+                .ok_or(format!("`{w}` needs a number of milliseconds"))
+        };
+        match pair[0].as_str() {
+            "--smt-budget" => options.budget_ms = Some(value("--smt-budget")?),
+            "--smt-timeout" => {
+                options.timeout_ms = u32::try_from(value("--smt-timeout")?)
+                    .map_err(|_| "--smt-timeout is too large".to_string())?
+            }
+            other => return Err(format!("unsupported option `{other}`")),
+        }
+    }
+    Ok(options)
+}
+
+fn check_files(
+    tag: &str,
+    files: &[ExampleFile],
+    options: &[String],
+    code: Code,
+) -> (Vec<Severity>, Vec<String>) {
+    let smt = smt_options(options).unwrap_or_else(|e| panic!("{tag}: {e}"));
     let dir = TempDir::new(tag);
     for f in files {
         let path = dir.0.join(&f.name);
@@ -44,7 +74,7 @@ fn check_files(tag: &str, files: &[ExampleFile], code: Code) -> (Vec<Severity>, 
     }
     let loaded = project::load(&[dir.0.display().to_string()])
         .unwrap_or_else(|e| panic!("{tag}: the example does not load: {e}"));
-    let mut checked = check_project(&loaded);
+    let mut checked = check_project_with(&loaded, smt);
     // The obligation codes (HK0069) come from proving, which a build does after checking.
     if let (Some(ir), false) = (&checked.ir, checked.has_errors()) {
         let proofs = obligations::prove(
@@ -82,7 +112,7 @@ fn every_example_reports_its_code_and_every_fix_does_not() {
                 continue;
             }
         };
-        let (severities, all) = check_files(&code, &example.failing, e.code);
+        let (severities, all) = check_files(&code, &example.failing, &example.options, e.code);
         if severities.is_empty() {
             failures.push(format!(
                 "{code}: the example does not report it (got {all:?})"
@@ -94,7 +124,12 @@ fn every_example_reports_its_code_and_every_fix_does_not() {
             ));
         }
         if let Some(fixed) = example.fixed_project() {
-            let (severities, all) = check_files(&format!("{code}-fixed"), &fixed, e.code);
+            let (severities, all) = check_files(
+                &format!("{code}-fixed"),
+                &fixed,
+                example.fix_options(),
+                e.code,
+            );
             if !severities.is_empty() {
                 failures.push(format!("{code}: the fix still reports it (got {all:?})"));
             }

@@ -40,13 +40,26 @@ thread_local! {
 pub struct Options {
     /// The timeout of each query, in milliseconds (`--smt-timeout`).
     pub timeout_ms: u32,
+    /// The total time a [`Log`]'s queries may take, in milliseconds (`--smt-budget`); `None`
+    /// for no bound. Once it is spent no query is asked: each answers `unknown` (see
+    /// [`Query::over_budget`]), and the query running when it runs out is interrupted.
+    pub budget_ms: Option<u64>,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { timeout_ms: 10_000 }
+        Options {
+            timeout_ms: 10_000,
+            budget_ms: None,
+        }
     }
 }
+
+/// The reason of an `unknown` answer given without asking Z3: the budget was spent.
+pub const NOT_ASKED: &str = "not asked: the Z3 budget (--smt-budget) was spent";
+
+/// The reason of an `unknown` answer Z3 gave when the budget ran out while it searched.
+pub const CUT_SHORT: &str = "canceled: the Z3 budget (--smt-budget) ran out during this query";
 
 /// What a solver answered.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -81,6 +94,9 @@ pub struct Query {
     pub smt2: String,
     /// What Z3 answered.
     pub answer: Answer,
+    /// Whether the budget decided the answer: the query was not asked, or was interrupted when
+    /// the budget ran out (its answer is then `unknown`, and proves nothing).
+    pub over_budget: bool,
 }
 
 impl Query {
@@ -108,6 +124,8 @@ pub struct Log {
     names: HashSet<String>,
     /// Each query asked so far, by its assertions.
     answers: HashMap<Vec<Bool>, Cached>,
+    /// The time Z3 has spent on this log's queries.
+    spent: Duration,
 }
 
 /// What a query got: its answer, its model (when one was asked for) and its text.
@@ -126,7 +144,19 @@ impl Log {
             options,
             names: Default::default(),
             answers: Default::default(),
+            spent: Duration::ZERO,
         }
+    }
+
+    /// What is left of the budget (`None`: no budget).
+    fn remaining(&self) -> Option<Duration> {
+        let budget = Duration::from_millis(self.options.budget_ms?);
+        Some(budget.saturating_sub(self.spent))
+    }
+
+    /// The queries whose answer the budget decided (see [`Query::over_budget`]), in order.
+    pub fn over_budget(&self) -> impl Iterator<Item = &Query> {
+        self.queries.iter().filter(|q| q.over_budget)
     }
 
     /// Asks Z3 whether the conjunction of `assertions` is satisfiable and records the query.
@@ -167,8 +197,9 @@ impl Log {
             .answers
             .get(&key)
             .filter(|c| !want_model || c.answer != Answer::Sat || c.model.is_some());
-        let (answer, model, smt2) = match hit {
-            Some(c) => (c.answer.clone(), c.model.clone(), c.smt2.clone()),
+        let remaining = self.remaining();
+        let (answer, model, smt2, over_budget) = match hit {
+            Some(c) => (c.answer.clone(), c.model.clone(), c.smt2.clone(), false),
             None => {
                 let solver = SOLVER.with(|s| s.borrow_mut().take()).unwrap_or_default();
                 solver.push();
@@ -176,14 +207,32 @@ impl Log {
                     solver.assert(a);
                 }
                 let smt2 = solver.to_smt2();
-                let (answer, model) = self.solve(solver, want_model);
-                let cached = Cached {
-                    answer: answer.clone(),
-                    model: model.clone(),
-                    smt2: smt2.clone(),
-                };
-                self.answers.insert(key, cached);
-                (answer, model, smt2)
+                if remaining.is_some_and(|r| r.is_zero()) {
+                    // The question is still written down (its text, for --smt-log), not asked.
+                    solver.pop(1);
+                    SOLVER.with(|s| *s.borrow_mut() = Some(solver));
+                    (Answer::Unknown(NOT_ASKED.into()), None, smt2, true)
+                } else {
+                    let limit = Duration::from_millis(u64::from(self.options.timeout_ms.max(1)));
+                    let cut = remaining.filter(|r| *r < limit);
+                    let begun = std::time::Instant::now();
+                    let (mut answer, model) = self.solve(solver, want_model, cut.unwrap_or(limit));
+                    self.spent += begun.elapsed();
+                    let over = cut.is_some()
+                        && matches!(answer, Answer::Unknown(_))
+                        && self.remaining().is_some_and(|r| r.is_zero());
+                    if over {
+                        answer = Answer::Unknown(CUT_SHORT.into());
+                    } else {
+                        let cached = Cached {
+                            answer: answer.clone(),
+                            model: model.clone(),
+                            smt2: smt2.clone(),
+                        };
+                        self.answers.insert(key, cached);
+                    }
+                    (answer, model, smt2, over)
+                }
             }
         };
         let mut unique = name.to_string();
@@ -198,20 +247,26 @@ impl Log {
             question: question.to_string(),
             smt2,
             answer: answer.clone(),
+            over_budget,
         });
         (answer, model)
     }
 
     /// Checks the assertions in `solver`'s top scope, under the watchdog, and hands the solver
     /// back for the next query unless the answer was `unknown`.
-    fn solve(&self, solver: Solver, want_model: bool) -> (Answer, Option<Rc<Model>>) {
+    fn solve(
+        &self,
+        solver: Solver,
+        want_model: bool,
+        limit: Duration,
+    ) -> (Answer, Option<Rc<Model>>) {
         // Z3 4.8.12's own `timeout` parameter can deadlock in its timer when it fires during
         // nonlinear arithmetic (seen on Fermat's x³ + y³ = z³); the timeout is enforced by the
         // watchdog below instead. It interrupts the context when the time is up: the check then
         // answers `unknown` ("canceled"), which proves nothing.
         let ctx = Context::thread_local();
         let handle = ctx.handle();
-        let timeout = Duration::from_millis(u64::from(self.options.timeout_ms.max(1)) + 50);
+        let timeout = limit + Duration::from_millis(50);
         let result = std::thread::scope(|s| {
             let (done, wait) = mpsc::channel::<()>();
             s.spawn(move || {
@@ -280,7 +335,10 @@ mod tests {
     /// libz3 (Debian 12: 4.8.12) fails here, at link time, rather than in a user's build.
     #[test]
     fn links_every_z3_call_the_project_makes() {
-        let mut log = Log::new(Options { timeout_ms: 5_000 });
+        let mut log = Log::new(Options {
+            timeout_ms: 5_000,
+            budget_ms: None,
+        });
         let x = Int::new_const("x");
         let y = Int::fresh_const("y");
         let b = Bool::new_const("b");
@@ -309,7 +367,10 @@ mod tests {
 
     #[test]
     fn a_repeated_query_is_answered_from_its_text_with_its_model() {
-        let mut log = Log::new(Options { timeout_ms: 5_000 });
+        let mut log = Log::new(Options {
+            timeout_ms: 5_000,
+            budget_ms: None,
+        });
         let x = Int::new_const("x");
         let q = [x.gt(Int::from_i64(41)), x.lt(Int::from_i64(43))];
         let (first, m1) = log.check_model("q", "x = 42?", &q);
@@ -334,9 +395,9 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_query_z3_cannot_decide_is_unknown_within_the_timeout() {
-        let mut log = Log::new(Options { timeout_ms: 300 });
+    /// x³ + y³ = z³ in positive integers: no solution, but non-linear integer arithmetic is
+    /// undecidable and Z3 searches on.
+    fn fermat(log: &mut Log) -> Answer {
         let (x, y, z) = (
             Int::new_const("x"),
             Int::new_const("y"),
@@ -344,8 +405,7 @@ mod tests {
         );
         let cube = |v: &Int| Int::mul(&[v, v, v]);
         let zero = Int::from_i64(0);
-        let started = std::time::Instant::now();
-        let answer = log.check(
+        log.check(
             "fermat",
             "x^3 + y^3 = z^3 in positive integers",
             &[
@@ -354,8 +414,61 @@ mod tests {
                 z.gt(&zero),
                 Int::add(&[cube(&x), cube(&y)]).eq(cube(&z)),
             ],
-        );
+        )
+    }
+
+    #[test]
+    fn a_query_z3_cannot_decide_is_unknown_within_the_timeout() {
+        let mut log = Log::new(Options {
+            timeout_ms: 300,
+            budget_ms: None,
+        });
+        let started = std::time::Instant::now();
+        let answer = fermat(&mut log);
         assert!(matches!(answer, Answer::Unknown(_)), "{answer:?}");
         assert!(started.elapsed().as_secs() < 10);
+    }
+
+    #[test]
+    fn the_budget_interrupts_the_query_that_spends_it_and_no_other_is_asked() {
+        let mut log = Log::new(Options {
+            timeout_ms: 10_000,
+            budget_ms: Some(400),
+        });
+        let (x, y, zero) = (Int::new_const("x"), Int::new_const("y"), Int::from_i64(0));
+        // A query decided at once is asked, and counts against the budget.
+        let easy = [x.gt(&zero), x.lt(&zero)];
+        assert_eq!(log.check("easy", "x > 0 and x < 0?", &easy), Answer::Unsat);
+        let started = std::time::Instant::now();
+        let answer = fermat(&mut log);
+        // Interrupted by the budget, not by the 10 s timeout.
+        assert_eq!(answer, Answer::Unknown(CUT_SHORT.into()));
+        assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
+        // Nothing more is asked, even what was decided before: the text is still written.
+        let again = log.check("easy", "x > 0 and x < 0?", &[x.gt(&zero), y.lt(&zero)]);
+        assert_eq!(again, Answer::Unknown(NOT_ASKED.into()));
+        assert!(log.queries[2].smt2.contains("assert"));
+        let over: Vec<&str> = log.over_budget().map(|q| q.name.as_str()).collect();
+        assert_eq!(over, ["fermat", "easy-2"]);
+        assert!(!log.queries[0].over_budget);
+    }
+
+    #[test]
+    fn a_budget_of_nothing_asks_nothing() {
+        let mut log = Log::new(Options {
+            timeout_ms: 10_000,
+            budget_ms: Some(0),
+        });
+        let x = Int::new_const("x");
+        let answer = log.check("q", "x > 1?", &[x.gt(Int::from_i64(1))]);
+        assert_eq!(answer, Answer::Unknown(NOT_ASKED.into()));
+        assert_eq!(log.over_budget().count(), 1);
+        // Without a budget the same question is asked.
+        let mut log = Log::new(Options::default());
+        assert_eq!(
+            log.check("q", "x > 1?", &[x.gt(Int::from_i64(1))]),
+            Answer::Sat
+        );
+        assert_eq!(log.over_budget().count(), 0);
     }
 }
