@@ -464,6 +464,7 @@ pub fn run(args: &Args) -> u8 {
         hilbert_smt::Options {
             timeout_ms: args.smt_timeout,
             budget_ms: Some(args.smt_budget),
+            keep_text: args.emit_smt.is_some(),
         },
         &args.params,
     ) {

@@ -118,6 +118,7 @@ pub fn run(args: &Args) -> u8 {
         hilbert_smt::Options {
             timeout_ms: args.smt_timeout,
             budget_ms: Some(args.smt_budget),
+            keep_text: false,
         },
     );
     let summary = Summary::of(&checked.diagnostics, loaded.sources.files().len());

@@ -328,6 +328,7 @@ pub fn run(args: &RunArgs) -> u8 {
     let smt = hilbert_smt::Options {
         timeout_ms: args.smt_timeout,
         budget_ms: Some(args.smt_budget),
+        keep_text: false,
     };
     let ready = match load_ir(&args.paths, &specs, smt) {
         Ok(x) => x,

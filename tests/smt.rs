@@ -122,6 +122,7 @@ fn a_query_z3_cannot_decide_gives_no_warning() {
         Options {
             timeout_ms: 200,
             budget_ms: None,
+            ..Options::default()
         },
     );
     assert!(
