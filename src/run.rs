@@ -250,10 +250,21 @@ pub fn run(args: &RunArgs) -> u8 {
                 created,
             }),
             Err(e) => {
+                // The reader's wording ("cannot read", "it was not read") would misname a write.
+                let why = match &e {
+                    input::InputError::Io { reason, .. } => reason.clone(),
+                    input::InputError::NotRegular { kind, .. } => {
+                        format!("it is {kind}, not a regular file; nothing was written")
+                    }
+                    input::InputError::TooLarge { .. } => e.to_string(),
+                };
                 return output::fail_at(
                     output::Kind::Output,
                     path,
-                    &format!("cannot write the journal: {e}"),
+                    &format!(
+                        "cannot write the journal `{}`: {why}",
+                        hilbert_frontend::render::display_path(path)
+                    ),
                     "choose a writable path for --journal: a journal is a regular file",
                 );
             }

@@ -482,10 +482,42 @@ fn the_journal_path_is_checked_before_the_run() {
     );
     assert_eq!(run.code, Some(2), "{}", run.stderr);
     assert!(
-        run.stderr.contains("cannot write the journal"),
+        run.stderr.contains("cannot write the journal")
+            && run
+                .stderr
+                .contains("a directory, not a regular file; nothing was written"),
         "{}",
         run.stderr
     );
+    assert!(
+        !run.stderr.contains("read"),
+        "a write is not a read: {}",
+        run.stderr
+    );
+    assert_eq!(run.stdout, "", "nothing ran");
+    // A journal in a directory that does not exist: the system's reason, said as a write.
+    let missing = p.join("no/such/dir/j.jsonl");
+    let run = common::run_within(
+        &[
+            "run",
+            &dir,
+            "--agent",
+            "A",
+            "--scenario",
+            &scenario,
+            "--unverified",
+            "--journal",
+            &missing,
+        ],
+        std::time::Duration::from_secs(60),
+    );
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("cannot write the journal") && run.stderr.contains("No such file"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("cannot read"), "{}", run.stderr);
     assert_eq!(run.stdout, "", "nothing ran");
 }
 
