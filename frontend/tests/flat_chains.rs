@@ -81,3 +81,31 @@ fn a_chain_keeps_precedence_inside_its_terms() {
         ]
     );
 }
+
+/// An arithmetic chain is not regrouped (checked arithmetic overflows where the grouping says),
+/// so a chain of more operators than the nesting limit is refused, with a help that says so and
+/// how to group it; grouped by hand, the same terms parse.
+#[test]
+fn a_long_arithmetic_chain_is_refused_with_how_to_group_it() {
+    let agent = |cond: &str| {
+        format!(
+            "agent A : Agency\n{{\n  belief s(n: Int)\n  desire D reachable by [P]\n  achieved D when B(self) s(x) ∧ {cond} < 1000\n}}\n"
+        )
+    };
+    let flat = vec!["x"; 300].join(" + ");
+    let file = SourceFile::new(FileId(0), "A.ha".into(), Dialect::Agent, agent(&flat));
+    let (_, diagnostics) = parse(&file);
+    let deep = diagnostics
+        .iter()
+        .find(|d| d.message.contains("nesting deeper than"))
+        .expect("refused as too deep");
+    let help = deep.help.as_deref().unwrap_or_default();
+    assert!(help.contains("does not regroup"), "{help}");
+    assert!(help.contains("(a + b + …) + (c + d + …)"), "{help}");
+    // Three groups of 100: no error.
+    let group = format!("({})", vec!["x"; 100].join(" + "));
+    let grouped = vec![group.as_str(); 3].join(" + ");
+    let (cond, errors) = achieved(&agent(&grouped));
+    assert_eq!(errors, 0);
+    assert!(depth(&cond) < 200, "depth {}", depth(&cond));
+}
