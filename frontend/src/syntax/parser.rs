@@ -921,6 +921,10 @@ impl<'a> Parser<'a> {
         let mut out = Vec::new();
         while !self.at_eof() {
             if self.at_kw(keyword) {
+                // Most files declare one agent or a few plans: room for one first, not four.
+                if out.capacity() == 0 {
+                    out.reserve_exact(1);
+                }
                 out.push(decl(self));
             } else {
                 self.unexpected(&format!("`{keyword}`"));
