@@ -357,12 +357,12 @@ impl ParsedFile {
     }
 }
 
-/// The result of checking a project: the parsed files, the resolved program, its IR (when the
-/// checks found no error) and every diagnostic, sorted by file and position.
+/// The result of checking a project: the resolved program, its IR (when the checks found no
+/// error) and every diagnostic, sorted by file and position. The syntax trees are not kept: they
+/// are dropped once lowered, before Z3 is asked anything (a long plan's tree is most of what the
+/// check holds; issue 17).
 #[derive(Debug)]
 pub struct Checked {
-    /// Every file that was parsed (undecodable files are absent).
-    pub parsed: Vec<ParsedFile>,
     /// The resolved program (complete only when there is no error).
     pub program: check::Program,
     /// The core IR, lowered when the checks reported no error.
@@ -454,6 +454,7 @@ pub fn check_project_params(
         diagnostics.extend(found);
         ok.then_some(ir)
     };
+    drop(parsed);
     let mut smt = hilbert_smt::Log::new(options);
     if let Some(ir) = &ir {
         let already = diagnostics.iter().map(|d| (d.code, d.span)).collect();
@@ -463,7 +464,6 @@ pub fn check_project_params(
     diagnostics.sort_by_key(|d| (d.span.file, d.span.start, d.code));
     diagnostics.dedup();
     Ok(Checked {
-        parsed,
         program,
         ir,
         diagnostics,
