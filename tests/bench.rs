@@ -131,6 +131,9 @@ fn the_scaling_rows_build_each_shape_end_to_end_with_the_expected_verdicts() {
         if cfg!(target_os = "linux") {
             let peak = r["peak_rss"].as_u64().unwrap();
             assert!(peak > 1 << 20 && peak < 4 << 30, "{r}");
+            let per_byte = r["peak_bytes_per_input_byte"].as_f64().unwrap();
+            let input = r["input_bytes"].as_u64().unwrap();
+            assert!((per_byte * input as f64 - peak as f64).abs() < 1.0, "{r}");
         }
         assert!(r["time_exponent"].is_null(), "one size a shape: {r}");
         assert!(r.get("memory_exponent").is_some(), "{r}");
@@ -189,6 +192,7 @@ fn scaling_rows_have_their_table_and_charts() {
             "prove s",
             "kernel s",
             "peak memory",
+            "bytes/byte",
             "k time",
             "k memory",
             "proved",
