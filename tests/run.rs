@@ -466,8 +466,8 @@ fn the_journal_path_is_checked_before_the_run() {
     let p = busy_project(10);
     let scenario = p.join("s.json");
     let dir = p.path();
-    let run = common::run_within(
-        &[
+    let run_with_journal = |journal: &str| {
+        let args = [
             "run",
             &dir,
             "--agent",
@@ -476,49 +476,34 @@ fn the_journal_path_is_checked_before_the_run() {
             &scenario,
             "--unverified",
             "--journal",
-            &dir,
-        ],
-        std::time::Duration::from_secs(60),
-    );
-    assert_eq!(run.code, Some(2), "{}", run.stderr);
-    assert!(
-        run.stderr.contains("cannot write the journal")
-            && run
-                .stderr
-                .contains("a directory, not a regular file; nothing was written"),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        !run.stderr.contains("read"),
-        "a write is not a read: {}",
-        run.stderr
-    );
-    assert_eq!(run.stdout, "", "nothing ran");
-    // A journal in a directory that does not exist: the system's reason, said as a write.
+            journal,
+        ];
+        common::run_within(&args, std::time::Duration::from_secs(60))
+    };
+    // A directory, and a journal in a directory that does not exist (the system's reason): each
+    // is refused before anything runs, and said as a write, not with a reader's words.
     let missing = p.join("no/such/dir/j.jsonl");
-    let run = common::run_within(
-        &[
-            "run",
-            &dir,
-            "--agent",
-            "A",
-            "--scenario",
-            &scenario,
-            "--unverified",
-            "--journal",
-            &missing,
-        ],
-        std::time::Duration::from_secs(60),
-    );
-    assert_eq!(run.code, Some(2), "{}", run.stderr);
-    assert!(
-        run.stderr.contains("cannot write the journal") && run.stderr.contains("No such file"),
-        "{}",
-        run.stderr
-    );
-    assert!(!run.stderr.contains("cannot read"), "{}", run.stderr);
-    assert_eq!(run.stdout, "", "nothing ran");
+    for (journal, why) in [
+        (
+            dir.as_str(),
+            "a directory, not a regular file; nothing was written",
+        ),
+        (missing.as_str(), "No such file"),
+    ] {
+        let run = run_with_journal(journal);
+        assert_eq!(run.code, Some(2), "{}", run.stderr);
+        assert!(
+            run.stderr.contains("cannot write the journal") && run.stderr.contains(why),
+            "{}",
+            run.stderr
+        );
+        assert!(
+            !run.stderr.contains("cannot read") && !run.stderr.contains("not read"),
+            "a write is not a read: {}",
+            run.stderr
+        );
+        assert_eq!(run.stdout, "", "nothing ran");
+    }
 }
 
 #[test]

@@ -121,7 +121,6 @@ fn a_query_z3_cannot_decide_gives_no_warning() {
         &dir.path(),
         Options {
             timeout_ms: 200,
-            budget_ms: None,
             ..Options::default()
         },
     );

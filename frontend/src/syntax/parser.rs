@@ -100,7 +100,6 @@ fn parse_here(file: &SourceFile) -> (Module, Vec<Diagnostic>) {
             Dialect::Values => VALUE_FILE_WORDS,
         },
         names: HashMap::new(),
-        deep_help: None,
     };
     if p.peek() == TokenKind::Eof {
         p.empty_file();
@@ -161,9 +160,6 @@ struct Parser<'a> {
     member_words: &'static [&'static str],
     /// The file's names, each allocated once (see [`Name`]).
     names: HashMap<&'a str, Name>,
-    /// The help of a "nesting too deep" error, when the construct that passed the limit has a
-    /// better one than the general help.
-    deep_help: Option<&'static str>,
 }
 
 impl<'a> Parser<'a> {
@@ -486,6 +482,13 @@ impl<'a> Parser<'a> {
 
     /// Enters one level of nesting; false (and the parse ends) past [`MAX_DEPTH`].
     fn enter(&mut self) -> bool {
+        self.enter_with(
+            "split the process or expression into named plans or values; no real plan nests this deep",
+        )
+    }
+
+    /// [`Parser::enter`], with the help the error gives when the limit is passed here.
+    fn enter_with(&mut self, help: &'static str) -> bool {
         if self.depth >= MAX_DEPTH {
             if self.speculating {
                 self.speculation_failed = true;
@@ -501,9 +504,7 @@ impl<'a> Parser<'a> {
                     )
                     .with_label("too deep here")
                     .with_note("the rest of the file was not read")
-                    .with_help(self.deep_help.unwrap_or(
-                        "split the process or expression into named plans or values; no real plan nests this deep",
-                    )),
+                    .with_help(help),
                 );
             }
             self.give_up();
@@ -719,12 +720,9 @@ impl<'a> Parser<'a> {
             // Each operator in a chain deepens the left-leaning tree by one. Unlike `∨` and `∧`,
             // an arithmetic chain is not regrouped into a shallow tree: it is evaluated left to
             // right with checked arithmetic, and where that overflows depends on the grouping.
-            if self.depth >= MAX_DEPTH {
-                self.deep_help = Some(
-                    "a chain of `+ - * / %` nests one level per operator: it is evaluated left to right, and Hilbert does not regroup it, since where checked arithmetic overflows depends on the grouping. Group its terms with parentheses, `(a + b + …) + (c + d + …)`, or name parts of it as values",
-                );
-            }
-            if !self.enter() {
+            if !self.enter_with(
+                "a chain of `+ - * / %` nests one level per operator: it is evaluated left to right, and Hilbert does not regroup it, since where checked arithmetic overflows depends on the grouping. Group its terms with parentheses, `(a + b + …) + (c + d + …)`, or name parts of it as values",
+            ) {
                 break;
             }
             self.bump();
