@@ -403,6 +403,10 @@ impl Cond {
                     term(a, out);
                     term(b, out);
                 }
+                CondTerm::Chain(a, rest) => {
+                    term(a, out);
+                    rest.iter().for_each(|(_, b)| term(b, out));
+                }
             }
         }
         match self {
@@ -440,6 +444,14 @@ pub enum CondTerm {
     ),
     /// Negation.
     Neg(#[serde(deserialize_with = "nested")] Box<CondTerm>),
+    /// A chain of arithmetic, left to right: `Chain(a, [(+, b), (−, c)])` means
+    /// `Arith(−, Arith(+, a, b), c)`. A long flat chain `a + b + …` in the source is one such
+    /// term, one level deep whatever its length. Appended last, so that every earlier variant
+    /// keeps its encoding.
+    Chain(
+        #[serde(deserialize_with = "nested")] Box<CondTerm>,
+        #[serde(deserialize_with = "nested")] Vec<(ArithOp, CondTerm)>,
+    ),
 }
 
 /// Comparisons.
@@ -589,6 +601,15 @@ pub enum Expr {
     Or(
         #[serde(deserialize_with = "nested")] Box<Expr>,
         #[serde(deserialize_with = "nested")] Box<Expr>,
+    ),
+    /// A chain of integer arithmetic, left to right: `Chain(a, [(+, b), (−, c)])` means
+    /// `Arith(−, Arith(+, a, b), c)`, evaluated in that order (a, b, the `+`, c, the `−`), so
+    /// that it fails where that tree fails. A long flat chain `a + b + …` in the source is one
+    /// such expression, one level deep whatever its length. Appended last, so that every earlier
+    /// variant keeps its encoding.
+    Chain(
+        #[serde(deserialize_with = "nested")] Box<Expr>,
+        #[serde(deserialize_with = "nested")] Vec<(ArithOp, Expr)>,
     ),
 }
 

@@ -74,6 +74,9 @@ pub(crate) fn mentions(e: &Expr, consts: &HashSet<&str>) -> bool {
         ExprKind::Var(v) => consts.contains(v.name.as_str()),
         ExprKind::Unary(_, a) => mentions(a, consts),
         ExprKind::Binary(_, a, b) => mentions(a, consts) || mentions(b, consts),
+        ExprKind::Chain { first, rest } => {
+            crate::syntax::ast::chain_operands(first, rest).any(|a| mentions(a, consts))
+        }
         ExprKind::Believes { atom, .. } => atom.args.iter().any(|a| mentions(a, consts)),
         ExprKind::Attending(_) => false,
         ExprKind::Int(_)

@@ -179,6 +179,9 @@ pub fn params_read(
             ExprKind::Var(v) => v.name == name,
             ExprKind::Unary(_, a) => reads(a, name),
             ExprKind::Binary(_, a, b) => reads(a, name) || reads(b, name),
+            ExprKind::Chain { first, rest } => {
+                syntax::ast::chain_operands(first, rest).any(|a| reads(a, name))
+            }
             ExprKind::Believes { atom, .. } => atom.args.iter().any(|a| reads(a, name)),
             ExprKind::Call { args, .. } => args.iter().any(|a| reads(a, name)),
             _ => false,

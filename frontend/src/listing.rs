@@ -258,6 +258,46 @@ fn arith_symbol(op: ArithOp) -> (&'static str, u8) {
     }
 }
 
+/// The precedence of a chain: that of its last operator, the root of the tree it stands for
+/// (a chain of no operators is its operand, which [`chain_text`] writes at the chain's place).
+fn chain_prec<T>(rest: &[(ArithOp, T)]) -> u8 {
+    rest.last().map_or(ATOM, |(op, _)| arith_symbol(*op).1)
+}
+
+/// Writes the chain `first op₁ b₁ op₂ b₂ …` as the left-leaning tree it stands for, in one pass
+/// (no recursion along the chain): a prefix whose operator binds more loosely than the next is
+/// parenthesised, so `(a + b) * c` reads back as written. `operand(x, min, out)` writes one
+/// operand at least as tight as `min`; a chain of no operators is its operand, written at least
+/// as tight as the chain's place (`min`). Stops with `…` past [`MAX_BYTES`].
+fn chain_text<T>(
+    first: &T,
+    rest: &[(ArithOp, T)],
+    min: u8,
+    out: &mut String,
+    mut operand: impl FnMut(&T, u8, &mut String),
+) {
+    let looser = |i: usize| i > 0 && arith_symbol(rest[i - 1].0).1 < arith_symbol(rest[i].0).1;
+    let opens = (0..rest.len()).filter(|&i| looser(i)).count();
+    out.extend(std::iter::repeat_n('(', opens));
+    operand(
+        first,
+        rest.first().map_or(min, |(op, _)| arith_symbol(*op).1),
+        out,
+    );
+    for (i, (op, b)) in rest.iter().enumerate() {
+        if out.len() > MAX_BYTES {
+            out.push('…');
+            return;
+        }
+        if looser(i) {
+            out.push(')');
+        }
+        let (sym, p) = arith_symbol(*op);
+        let _ = write!(out, " {sym} ");
+        operand(b, p + 1, out);
+    }
+}
+
 fn compare_symbol(op: CompareOp) -> &'static str {
     match op {
         CompareOp::Eq => "=",
@@ -750,6 +790,7 @@ impl CondCx<'_> {
             CondTerm::Var(_) | CondTerm::Param(_) => ATOM,
             CondTerm::Arith(op, ..) => arith_symbol(*op).1,
             CondTerm::Neg(_) => NEG,
+            CondTerm::Chain(_, rest) => chain_prec(rest),
         };
         let paren = prec < min;
         if paren {
@@ -770,6 +811,11 @@ impl CondCx<'_> {
             CondTerm::Neg(a) => {
                 out.push('-');
                 self.term(a, ATOM, depth + 1, out);
+            }
+            CondTerm::Chain(a, rest) => {
+                chain_text(&**a, rest, min, out, |x, min, out| {
+                    self.term(x, min, depth + 1, out)
+                });
             }
         }
         if paren {
@@ -1035,6 +1081,7 @@ impl PlanPrinter<'_, '_> {
             Expr::Compare(..) => CMP,
             Expr::And(..) => AND,
             Expr::Or(..) => OR,
+            Expr::Chain(_, rest) => chain_prec(rest),
         };
         let paren = prec < min;
         if paren {
@@ -1060,6 +1107,11 @@ impl PlanPrinter<'_, '_> {
             }
             Expr::And(a, b) => self.binary(a, "and", b, (AND, AND + 1), depth, out),
             Expr::Or(a, b) => self.binary(a, "or", b, (OR, OR + 1), depth, out),
+            Expr::Chain(a, rest) => {
+                chain_text(&**a, rest, min, out, |x, min, out| {
+                    self.expr(x, min, depth + 1, out)
+                });
+            }
         }
         if paren {
             out.push(')');

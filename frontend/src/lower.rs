@@ -134,6 +134,16 @@ fn arith_op(op: BinOp) -> Option<ArithOp> {
     })
 }
 
+/// A `.hb` value's arithmetic operator on the stack.
+fn value_op(op: BinOp) -> ValueOp {
+    match op {
+        BinOp::Add => ValueOp::Add,
+        BinOp::Sub => ValueOp::Sub,
+        BinOp::Mul => ValueOp::Mul,
+        _ => ValueOp::Div,
+    }
+}
+
 /// Lowers one `.ha` condition. Variables get indices in order of first appearance; agent
 /// parameters are recorded in `params` (their values are not known at build time).
 struct CondLowerer<'p> {
@@ -268,6 +278,12 @@ impl CondLowerer<'_> {
                 Some(op) => CondTerm::Arith(op, Box::new(self.term(a)), Box::new(self.term(b))),
                 None => CondTerm::Literal(Literal::Int(0)),
             },
+            ExprKind::Chain { first, rest } => CondTerm::Chain(
+                Box::new(self.term(first)),
+                rest.iter()
+                    .map(|(op, b)| (arith_op(*op).unwrap_or(ArithOp::Add), self.term(b)))
+                    .collect(),
+            ),
             _ => CondTerm::Literal(Literal::Int(0)),
         }
     }
@@ -495,12 +511,15 @@ impl<'a> Lowerer<'a> {
             ExprKind::Binary(op, a, b) => {
                 self.value_expr(agent, a, named, depth, out);
                 self.value_expr(agent, b, named, depth, out);
-                out.push(match op {
-                    BinOp::Add => ValueOp::Add,
-                    BinOp::Sub => ValueOp::Sub,
-                    BinOp::Mul => ValueOp::Mul,
-                    _ => ValueOp::Div,
-                });
+                out.push(value_op(*op));
+            }
+            // Postfix, left to right: `a b + c -` for `a + b - c`.
+            ExprKind::Chain { first, rest } => {
+                self.value_expr(agent, first, named, depth, out);
+                for (op, b) in rest {
+                    self.value_expr(agent, b, named, depth, out);
+                    out.push(value_op(*op));
+                }
             }
             ExprKind::Field { base, field } => {
                 let a = &self.program.agents[agent];
@@ -1063,6 +1082,12 @@ fn expr(e: &ast::Expr, scope: &Scope) -> ir::Expr {
         ExprKind::Binary(BinOp::Or, a, b) => {
             ir::Expr::Or(Box::new(expr(a, scope)), Box::new(expr(b, scope)))
         }
+        ExprKind::Chain { first, rest } => ir::Expr::Chain(
+            Box::new(expr(first, scope)),
+            rest.iter()
+                .map(|(op, b)| (arith_op(*op).unwrap_or(ArithOp::Add), expr(b, scope)))
+                .collect(),
+        ),
         ExprKind::Binary(op, a, b) => {
             let (a, b) = (Box::new(expr(a, scope)), Box::new(expr(b, scope)));
             match (compare_op(*op), arith_op(*op)) {

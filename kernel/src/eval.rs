@@ -31,6 +31,13 @@ pub fn eval(e: &Expr, env: &[Value]) -> Result<Value, EvalError> {
         Expr::Compare(op, a, b) => Value::Bool(compare(*op, &eval(a, env)?, &eval(b, env)?)?),
         Expr::And(a, b) => Value::Bool(boolean(eval(a, env)?)? && boolean(eval(b, env)?)?),
         Expr::Or(a, b) => Value::Bool(boolean(eval(a, env)?)? || boolean(eval(b, env)?)?),
+        // Left to right, as the tree `Arith(op2, Arith(op1, a, b), c)` it stands for: each
+        // operand is evaluated, then the operation on its left is applied.
+        Expr::Chain(a, rest) => {
+            Value::Int(rest.iter().try_fold(int(eval(a, env)?)?, |acc, (op, b)| {
+                arith(*op, acc, int(eval(b, env)?)?)
+            })?)
+        }
     })
 }
 
@@ -219,6 +226,12 @@ fn term(t: &CondTerm, bindings: &Bindings) -> Result<Value, EvalError> {
             int(term(a, bindings)?)?,
             int(term(b, bindings)?)?,
         )?),
+        CondTerm::Chain(a, rest) => Value::Int(
+            rest.iter()
+                .try_fold(int(term(a, bindings)?)?, |acc, (op, b)| {
+                    arith(*op, acc, int(term(b, bindings)?)?)
+                })?,
+        ),
     })
 }
 

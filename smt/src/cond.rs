@@ -89,6 +89,10 @@ fn strings_of_term(t: &CondTerm, out: &mut Vec<String>) {
             strings_of_term(b, out);
         }
         CondTerm::Neg(a) => strings_of_term(a, out),
+        CondTerm::Chain(a, rest) => {
+            strings_of_term(a, out);
+            rest.iter().for_each(|(_, b)| strings_of_term(b, out));
+        }
         _ => {}
     }
 }
@@ -440,29 +444,45 @@ impl<'a> Universe<'a> {
                 let (x, mut g) = self.term(a, env)?;
                 let (y, gy) = self.term(b, env)?;
                 g.extend(gy);
-                let zero = Int::from_i64(0);
-                let quotient = || {
-                    x.ge(&zero)
-                        .ite(&x.div(&y), &x.unary_minus().div(&y).unary_minus())
-                };
-                let r = match op {
-                    ArithOp::Add => Int::add(&[&x, &y]),
-                    ArithOp::Sub => Int::sub(&[&x, &y]),
-                    ArithOp::Mul => Int::mul(&[&x, &y]),
-                    ArithOp::Div => {
-                        g.push(y.eq(&zero).not());
-                        quotient()
-                    }
-                    ArithOp::Rem => {
-                        g.push(y.eq(&zero).not());
-                        Int::sub(&[x.clone(), Int::mul(&[y.clone(), quotient()])])
-                    }
-                };
-                g.push(in_i64(&r));
-                (r, g)
+                (arith(*op, &x, &y, &mut g), g)
+            }
+            // As the tree it stands for: each step's guards (its operand's, then its own).
+            CondTerm::Chain(a, rest) => {
+                let (mut x, mut g) = self.term(a, env)?;
+                for (op, b) in rest {
+                    let (y, gy) = self.term(b, env)?;
+                    g.extend(gy);
+                    x = arith(*op, &x, &y, &mut g);
+                }
+                (x, g)
             }
         })
     }
+}
+
+/// `x op y` as the kernel computes it, pushing onto `g` the guards under which it does (a
+/// nonzero divisor, a result in the 64-bit range).
+fn arith(op: ArithOp, x: &Int, y: &Int, g: &mut Vec<Bool>) -> Int {
+    let zero = Int::from_i64(0);
+    let quotient = || {
+        x.ge(&zero)
+            .ite(&x.div(y), &x.unary_minus().div(y).unary_minus())
+    };
+    let r = match op {
+        ArithOp::Add => Int::add(&[x, y]),
+        ArithOp::Sub => Int::sub(&[x, y]),
+        ArithOp::Mul => Int::mul(&[x, y]),
+        ArithOp::Div => {
+            g.push(y.eq(&zero).not());
+            quotient()
+        }
+        ArithOp::Rem => {
+            g.push(y.eq(&zero).not());
+            Int::sub(&[x.clone(), Int::mul(&[y.clone(), quotient()])])
+        }
+    };
+    g.push(in_i64(&r));
+    r
 }
 
 /// An agent parameter with no value: one unknown constant, the same in every world of a query

@@ -34,15 +34,27 @@ fn term(t: &CondTerm, e: &mut RecExpr<SymbolLang>) -> Id {
         }
         CondTerm::Arith(op, a, b) => {
             let (a, b) = (term(a, e), term(b, e));
-            let op = match op {
-                ArithOp::Add => "+",
-                ArithOp::Sub => "-",
-                ArithOp::Mul => "*",
-                ArithOp::Div => "/",
-                ArithOp::Rem => "%",
-            };
-            e.add(SymbolLang::new(op, vec![a, b]))
+            e.add(SymbolLang::new(arith(*op), vec![a, b]))
         }
+        // The tree it stands for, so that `a + b + c` and `(a + b) + c` are one term.
+        CondTerm::Chain(a, rest) => {
+            let mut acc = term(a, e);
+            for (op, b) in rest {
+                let b = term(b, e);
+                acc = e.add(SymbolLang::new(arith(*op), vec![acc, b]));
+            }
+            acc
+        }
+    }
+}
+
+fn arith(op: ArithOp) -> &'static str {
+    match op {
+        ArithOp::Add => "+",
+        ArithOp::Sub => "-",
+        ArithOp::Mul => "*",
+        ArithOp::Div => "/",
+        ArithOp::Rem => "%",
     }
 }
 

@@ -6,7 +6,9 @@ use super::sat;
 use super::{Checker, list, nearest, suggest, value_type};
 use crate::diagnostic::Diagnostic;
 use crate::source::{Dialect, FileId, Span};
-use crate::syntax::ast::{Agent, BinOp, Expr, ExprKind, Ident, MemberKind, PlanTarget, UnOp};
+use crate::syntax::ast::{
+    Agent, BinOp, Expr, ExprKind, Ident, MemberKind, PlanTarget, UnOp, chain_operands, chain_prefix,
+};
 use std::collections::{HashMap, HashSet};
 
 /// An agent with its name and nothing else yet.
@@ -876,6 +878,13 @@ impl Checker<'_> {
                     _ => Ty::Bool,
                 }
             }
+            ExprKind::Chain { first, rest } => {
+                let mut all_int = true;
+                for x in chain_operands(first, rest) {
+                    all_int &= self.constant_type(ai, x)? == Ty::Int;
+                }
+                if all_int { Ty::Int } else { Ty::Error }
+            }
             _ => return Err(e.span),
         })
     }
@@ -1064,6 +1073,11 @@ impl Checker<'_> {
                 self.collect_pattern_types(ai, l, cx);
                 self.collect_pattern_types(ai, r, cx);
             }
+            ExprKind::Chain { first, rest } => {
+                for x in chain_operands(first, rest) {
+                    self.collect_pattern_types(ai, x, cx);
+                }
+            }
             _ => {}
         }
     }
@@ -1190,7 +1204,31 @@ impl Checker<'_> {
             ExprKind::Binary(op, l, r) => {
                 let lt = self.cexpr(ai, l, env, cx);
                 let rt = self.cexpr(ai, r, env, cx);
-                binary_type(self, codes::TYPE_MISMATCH, *op, (l, lt), (r, rt), false)
+                binary_type(
+                    self,
+                    codes::TYPE_MISMATCH,
+                    *op,
+                    (l.span, lt),
+                    (r.span, rt),
+                    false,
+                )
+            }
+            ExprKind::Chain { first, rest } => {
+                let mut t = self.cexpr(ai, first, env, cx);
+                let mut left = first.span;
+                for (op, r) in rest {
+                    let rt = self.cexpr(ai, r, env, cx);
+                    t = binary_type(
+                        self,
+                        codes::TYPE_MISMATCH,
+                        *op,
+                        (left, t),
+                        (r.span, rt),
+                        false,
+                    );
+                    left = chain_prefix(first, r);
+                }
+                t
             }
             ExprKind::Believes { agent, atom } => {
                 let Some(bj) = self.believer(ai, agent, true) else {
@@ -1447,6 +1485,7 @@ pub(crate) fn contains_error(e: &Expr) -> bool {
         ExprKind::Error => true,
         ExprKind::Unary(_, x) => contains_error(x),
         ExprKind::Binary(_, l, r) => contains_error(l) || contains_error(r),
+        ExprKind::Chain { first, rest } => chain_operands(first, rest).any(contains_error),
         ExprKind::Believes { atom, .. } => atom.args.iter().any(contains_error),
         ExprKind::Call { args, .. } => args.iter().any(contains_error),
         _ => false,
@@ -1497,8 +1536,8 @@ pub(crate) fn binary_type(
     c: &mut Checker<'_>,
     code: crate::diagnostic::Code,
     op: BinOp,
-    (l, lt): (&Expr, Ty),
-    (r, rt): (&Expr, Ty),
+    (l, lt): (Span, Ty),
+    (r, rt): (Span, Ty),
     floats: bool,
 ) -> Ty {
     let err = lt == Ty::Error || rt == Ty::Error;
@@ -1512,7 +1551,7 @@ pub(crate) fn binary_type(
             c.emit(
                 Diagnostic::error(
                     code,
-                    l.span.to(r.span),
+                    l.to(r),
                     format!("`{}` compares {lt} with {rt}", op.symbol()),
                 )
                 .with_label(format!("{lt} {} {rt}", op.symbol()))
@@ -1523,7 +1562,7 @@ pub(crate) fn binary_type(
             c.emit(
                 Diagnostic::error(
                     code,
-                    l.span.to(r.span),
+                    l.to(r),
                     format!("`{}` orders numbers, but these are {lt}", op.symbol()),
                 )
                 .with_label(format!("{lt}"))
@@ -1549,7 +1588,7 @@ pub(crate) fn binary_type(
         let want = if floats { "a number" } else { "Int" };
         c.mismatch(
             code,
-            bad.0.span,
+            bad.0,
             bad.1,
             want,
             &format!(
@@ -1722,6 +1761,18 @@ pub(crate) fn numeric_defs(
                     Ty::Int
                 }
             }
+            ExprKind::Chain { first, rest } => {
+                let mut t = Ty::Int;
+                for x in chain_operands(first, rest) {
+                    // Every operand is typed (and its errors reported), even after an error.
+                    t = match (t, ty_of(c, x, index, tys, outer, codes, other)) {
+                        (Ty::Error, _) | (_, Ty::Error) => Ty::Error,
+                        (Ty::Float, _) | (_, Ty::Float) => Ty::Float,
+                        _ => Ty::Int,
+                    };
+                }
+                t
+            }
             _ => match other(c, e) {
                 Some(t) => t,
                 None => {
@@ -1769,6 +1820,7 @@ pub(crate) fn vars_of(e: &Expr, f: &mut dyn FnMut(&Ident)) {
             vars_of(l, f);
             vars_of(r, f);
         }
+        ExprKind::Chain { first, rest } => chain_operands(first, rest).for_each(|x| vars_of(x, f)),
         ExprKind::Call { args, .. } => args.iter().for_each(|a| vars_of(a, f)),
         ExprKind::Believes { atom, .. } => atom.args.iter().for_each(|a| vars_of(a, f)),
         _ => {}

@@ -8,7 +8,7 @@ use super::{Checker, suggest, value_type};
 use crate::diagnostic::Diagnostic;
 use crate::source::{Dialect, Span};
 use crate::syntax::ast::{
-    Atom, Expr, ExprKind, HandlerKind, Ident, PlanDecl, Proc, ProcKind, UnOp,
+    Atom, BinOp, Expr, ExprKind, HandlerKind, Ident, PlanDecl, Proc, ProcKind, UnOp, chain_prefix,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -915,10 +915,27 @@ impl Checker<'_> {
                     self,
                     codes::PLAN_TYPE_MISMATCH,
                     *op,
-                    (l, lt),
-                    (r, rt),
+                    (l.span, lt),
+                    (r.span, rt),
                     false,
                 )
+            }
+            ExprKind::Chain { first, rest } => {
+                let mut t = self.hexpr(first, env, cx);
+                let mut left = first.span;
+                for (op, r) in rest {
+                    let rt = self.hexpr(r, env, cx);
+                    t = binary_type(
+                        self,
+                        codes::PLAN_TYPE_MISMATCH,
+                        *op,
+                        (left, t),
+                        (r.span, rt),
+                        false,
+                    );
+                    left = chain_prefix(first, r);
+                }
+                t
             }
             ExprKind::Float(_)
             | ExprKind::Wildcard
@@ -1004,18 +1021,19 @@ fn literal(e: &Expr) -> Option<Lit> {
 
 fn fold_int(e: &Expr) -> Option<i64> {
     use crate::syntax::ast::BinOp::*;
+    let step = |op: &BinOp, a: i64, b: i64| match op {
+        Add => a.checked_add(b),
+        Sub => a.checked_sub(b),
+        Mul => a.checked_mul(b),
+        _ => None,
+    };
     match &e.kind {
         ExprKind::Int(n) => Some(*n),
         ExprKind::Unary(UnOp::Neg, x) => fold_int(x)?.checked_neg(),
-        ExprKind::Binary(op, l, r) => {
-            let (a, b) = (fold_int(l)?, fold_int(r)?);
-            match op {
-                Add => a.checked_add(b),
-                Sub => a.checked_sub(b),
-                Mul => a.checked_mul(b),
-                _ => None,
-            }
-        }
+        ExprKind::Binary(op, l, r) => step(op, fold_int(l)?, fold_int(r)?),
+        ExprKind::Chain { first, rest } => rest
+            .iter()
+            .try_fold(fold_int(first)?, |a, (op, r)| step(op, a, fold_int(r)?)),
         _ => None,
     }
 }

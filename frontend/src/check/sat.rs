@@ -244,18 +244,19 @@ impl Dnf<'_> {
 
 /// The value of integer arithmetic over literals.
 fn fold(e: &Expr) -> Option<i128> {
+    let step = |op: &BinOp, a: i128, b: i128| match op {
+        BinOp::Add => a.checked_add(b),
+        BinOp::Sub => a.checked_sub(b),
+        BinOp::Mul => a.checked_mul(b),
+        _ => None,
+    };
     match &e.kind {
         ExprKind::Int(n) => Some(i128::from(*n)),
         ExprKind::Unary(UnOp::Neg, x) => fold(x)?.checked_neg(),
-        ExprKind::Binary(op, l, r) => {
-            let (a, b) = (fold(l)?, fold(r)?);
-            match op {
-                BinOp::Add => a.checked_add(b),
-                BinOp::Sub => a.checked_sub(b),
-                BinOp::Mul => a.checked_mul(b),
-                _ => None,
-            }
-        }
+        ExprKind::Binary(op, l, r) => step(op, fold(l)?, fold(r)?),
+        ExprKind::Chain { first, rest } => rest
+            .iter()
+            .try_fold(fold(first)?, |a, (op, r)| step(op, a, fold(r)?)),
         _ => None,
     }
 }

@@ -149,6 +149,17 @@ pub enum ExprKind {
     Unary(UnOp, Box<Expr>),
     /// A binary operation.
     Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// Two or more arithmetic operators of one precedence level in a row, `a + b - c` or
+    /// `a * b / c`: the first operand, then each operator with the operand on its right. It
+    /// means what the left-leaning tree `(a + b) - c` means, evaluated left to right, but it is
+    /// one level deep however long it is, so a flat chain of any length is not refused as
+    /// nesting (issue 17). One operator alone is a [`ExprKind::Binary`].
+    Chain {
+        /// The leftmost operand.
+        first: Box<Expr>,
+        /// Each operator (`+ -` or `* / %`) and the operand on its right, in order.
+        rest: Vec<(BinOp, Expr)>,
+    },
     /// `B(agent) atom`: the agent (`self` or another agent's name) believes the atom. In a
     /// condition the atom's arguments are patterns: a fresh variable binds, anything else matches.
     Believes {
@@ -175,6 +186,24 @@ pub enum ExprKind {
     },
     /// Unparseable (a syntax error was reported).
     Error,
+}
+
+/// Where the part of a chain from `first` up to and including `operand` is: the left operand of
+/// the operator after `operand` (for `a + b - c`, `a + b` is the left operand of `-`).
+pub fn chain_prefix(first: &Expr, operand: &Expr) -> Span {
+    Span {
+        file: first.span.file,
+        start: first.span.start,
+        end: operand.span.end,
+    }
+}
+
+/// The operands of a chain, left to right.
+pub fn chain_operands<'e>(
+    first: &'e Expr,
+    rest: &'e [(BinOp, Expr)],
+) -> impl Iterator<Item = &'e Expr> {
+    std::iter::once(first).chain(rest.iter().map(|(_, e)| e))
 }
 
 /// A ground or patterned proposition `f(a, …)`.

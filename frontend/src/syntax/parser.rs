@@ -703,13 +703,19 @@ impl<'a> Parser<'a> {
         if level < 2 {
             return self.flat_chain(level);
         }
+        self.arith_chain(level)
+    }
+
+    /// A chain of `+ -` (level 3) or `* / %` (level 4), read in a loop: one operator gives a
+    /// [`ExprKind::Binary`], more give one [`ExprKind::Chain`]. The chain is not regrouped (it
+    /// is evaluated left to right with checked arithmetic, and where that overflows depends on
+    /// the grouping); it is kept flat, so its length does not count against [`MAX_DEPTH`].
+    fn arith_chain(&mut self, level: u8) -> Expr {
         let start = self.tok().span;
-        let saved = self.depth;
-        let mut lhs = self.binary_level(level + 1);
+        let first = self.binary_level(level + 1);
+        let mut rest = Vec::new();
         loop {
             let op = match (level, self.peek()) {
-                (0, TokenKind::Or) => BinOp::Or,
-                (1, TokenKind::And) => BinOp::And,
                 (3, TokenKind::Plus) => BinOp::Add,
                 (3, TokenKind::Minus) => BinOp::Sub,
                 (4, TokenKind::Star) => BinOp::Mul,
@@ -717,23 +723,31 @@ impl<'a> Parser<'a> {
                 (4, TokenKind::Percent) => BinOp::Rem,
                 _ => break,
             };
-            // Each operator in a chain deepens the left-leaning tree by one. Unlike `∨` and `∧`,
-            // an arithmetic chain is not regrouped into a shallow tree: it is evaluated left to
-            // right with checked arithmetic, and where that overflows depends on the grouping.
-            if !self.enter_with(
-                "a chain of `+ - * / %` nests one level per operator: it is evaluated left to right, and Hilbert does not regroup it, since where checked arithmetic overflows depends on the grouping. Group its terms with parentheses, `(a + b + …) + (c + d + …)`, or name parts of it as values",
-            ) {
-                break;
-            }
             self.bump();
             let rhs = self.binary_level(level + 1);
-            lhs = Expr {
-                kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
-                span: self.since(start),
-            };
+            rest.push((op, rhs));
         }
-        self.depth = saved;
-        lhs
+        let span = self.since(start);
+        match rest.len() {
+            0 => first,
+            1 => {
+                let (op, rhs) = rest.pop().expect("one operator");
+                Expr {
+                    kind: ExprKind::Binary(op, Box::new(first), Box::new(rhs)),
+                    span,
+                }
+            }
+            _ => {
+                rest.shrink_to_fit();
+                Expr {
+                    kind: ExprKind::Chain {
+                        first: Box::new(first),
+                        rest,
+                    },
+                    span,
+                }
+            }
+        }
     }
 
     /// A chain of `∨` (level 0) or `∧` (level 1), read in a loop and built as a balanced tree:

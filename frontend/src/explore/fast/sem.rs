@@ -125,6 +125,10 @@ fn collect_literals(e: &Expr, out: &mut Vec<String>) {
             collect_literals(a, out);
             collect_literals(b, out);
         }
+        Expr::Chain(a, rest) => {
+            collect_literals(a, out);
+            rest.iter().for_each(|(_, b)| collect_literals(b, out));
+        }
     }
 }
 
@@ -270,6 +274,13 @@ impl<'n> Code<'n> {
                 V::Bool(boolean(self.eval(a, env)?)? && boolean(self.eval(b, env)?)?)
             }
             Expr::Or(a, b) => V::Bool(boolean(self.eval(a, env)?)? || boolean(self.eval(b, env)?)?),
+            // Left to right, as the kernel evaluates it (`eval.rs`).
+            Expr::Chain(a, rest) => V::Int(
+                rest.iter()
+                    .try_fold(int(self.eval(a, env)?)?, |acc, (op, b)| {
+                        arith(*op, acc, int(self.eval(b, env)?)?)
+                    })?,
+            ),
         })
     }
 
