@@ -190,6 +190,9 @@ pub enum ValueOp {
     Div,
     /// Pop a; push −a.
     Neg,
+    /// Pop b, a; push the remainder of a ÷ b, with the sign of a (`7.5 % 2` is 1.5, `-7 % 2`
+    /// is −1). Appended last, so that every earlier operation keeps its encoding.
+    Rem,
 }
 
 /// The policies (parameters as `f64` bits).

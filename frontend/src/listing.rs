@@ -624,18 +624,27 @@ fn value_text(a: &Agent, p: &ValueProgram) -> String {
                 let x = if px < ATOM { format!("({x})") } else { x };
                 stack.push((format!("-{x}"), NEG));
             }
-            ValueOp::Add | ValueOp::Sub | ValueOp::Mul | ValueOp::Div => {
+            ValueOp::Add | ValueOp::Sub | ValueOp::Mul | ValueOp::Div | ValueOp::Rem => {
                 let (b, pb) = pop(&mut stack);
-                let (x, px) = pop(&mut stack);
+                let (mut x, px) = pop(&mut stack);
                 let (sym, prec) = match op {
                     ValueOp::Add => ("+", 5),
                     ValueOp::Sub => ("-", 5),
                     ValueOp::Mul => ("*", 6),
+                    ValueOp::Rem => ("%", 6),
                     _ => ("/", 6),
                 };
-                let x = if px < prec { format!("({x})") } else { x };
-                let b = if pb <= prec { format!("({b})") } else { b };
-                stack.push((format!("{x} {sym} {b}"), prec));
+                if px < prec {
+                    x.insert(0, '(');
+                    x.push(')');
+                }
+                // Appended in place: a long chain `a + b + …` is written in linear time.
+                if pb <= prec {
+                    let _ = write!(x, " {sym} ({b})");
+                } else {
+                    let _ = write!(x, " {sym} {b}");
+                }
+                stack.push((x, prec));
             }
         }
     }

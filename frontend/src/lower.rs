@@ -140,6 +140,7 @@ fn value_op(op: BinOp) -> ValueOp {
         BinOp::Add => ValueOp::Add,
         BinOp::Sub => ValueOp::Sub,
         BinOp::Mul => ValueOp::Mul,
+        BinOp::Rem => ValueOp::Rem,
         _ => ValueOp::Div,
     }
 }

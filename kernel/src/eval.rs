@@ -278,4 +278,99 @@ mod tests {
         assert_eq!(arith(ArithOp::Div, 1, 0), Err(EvalError::DivisionByZero));
         assert_eq!(arith(ArithOp::Div, -7, 2), Ok(-3));
     }
+
+    /// A chain means the left-leaning tree it stands for: the same value, and the same error
+    /// where the tree has one (overflow, division by zero, a non-integer operand), for plan
+    /// expressions and condition terms alike. Operands and operators are drawn from edge cases
+    /// by a fixed linear congruential sequence, so a failure reproduces.
+    #[test]
+    fn a_chain_evaluates_as_its_left_leaning_tree() {
+        let ints = [
+            0,
+            1,
+            -1,
+            2,
+            3,
+            -7,
+            i64::MAX,
+            i64::MIN,
+            i64::MAX / 2,
+            1 << 32,
+        ];
+        let ops = [
+            ArithOp::Add,
+            ArithOp::Sub,
+            ArithOp::Mul,
+            ArithOp::Div,
+            ArithOp::Rem,
+        ];
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |n: usize| {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) as usize % n
+        };
+        let (mut faults, mut values) = (0, 0);
+        for _ in 0..20_000 {
+            let len = 1 + next(6);
+            // Slot 0 holds `true`: an operand that reads it is not an integer.
+            let operand = |i: usize| -> (Expr, CondTerm) {
+                if i == ints.len() {
+                    (Expr::Slot(Slot(0)), CondTerm::Literal(Literal::Bool(true)))
+                } else {
+                    let l = Literal::Int(ints[i]);
+                    (Expr::Literal(l.clone()), CondTerm::Literal(l))
+                }
+            };
+            let (first_e, first_t) = operand(next(ints.len() + 1));
+            let (mut tree_e, mut tree_t) = (first_e.clone(), first_t.clone());
+            let (mut rest_e, mut rest_t) = (Vec::new(), Vec::new());
+            for _ in 0..len {
+                let op = ops[next(ops.len())];
+                let (e, t) = operand(next(ints.len() + 1));
+                tree_e = Expr::Arith(op, Box::new(tree_e), Box::new(e.clone()));
+                tree_t = CondTerm::Arith(op, Box::new(tree_t), Box::new(t.clone()));
+                rest_e.push((op, e));
+                rest_t.push((op, t));
+            }
+            let env = [Value::Bool(true)];
+            let chain_e = Expr::Chain(Box::new(first_e), rest_e);
+            let chain_t = CondTerm::Chain(Box::new(first_t), rest_t);
+            let want = eval(&tree_e, &env);
+            assert_eq!(eval(&chain_e, &env), want, "{chain_e:?}");
+            assert_eq!(term(&chain_t, &Vec::new()), term(&tree_t, &Vec::new()));
+            if want.is_ok() {
+                values += 1
+            } else {
+                faults += 1
+            }
+        }
+        // Both outcomes were exercised, many times.
+        assert!(
+            faults > 1_000 && values > 1_000,
+            "{faults} faults, {values} values"
+        );
+    }
+
+    #[test]
+    fn a_chain_fails_where_left_to_right_evaluation_does() {
+        let int = |n| Expr::Literal(Literal::Int(n));
+        // i64::MAX + 1 - 1 leaves the range at its first step; i64::MAX - 1 + 1 never does.
+        let up_down = Expr::Chain(
+            Box::new(int(i64::MAX)),
+            vec![(ArithOp::Add, int(1)), (ArithOp::Sub, int(1))],
+        );
+        assert_eq!(eval(&up_down, &[]), Err(EvalError::Overflow));
+        let down_up = Expr::Chain(
+            Box::new(int(i64::MAX)),
+            vec![(ArithOp::Sub, int(1)), (ArithOp::Add, int(1))],
+        );
+        assert_eq!(eval(&down_up, &[]), Ok(Value::Int(i64::MAX)));
+        // A chain of no operators is its operand.
+        assert_eq!(
+            eval(&Expr::Chain(Box::new(int(5)), Vec::new()), &[]),
+            Ok(Value::Int(5))
+        );
+    }
 }

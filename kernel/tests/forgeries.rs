@@ -532,3 +532,48 @@ fn a_certificates_head_is_its_bodys_and_junk_has_none() {
     }
     assert!(cert::decode_head(b"HILBCERT").is_none());
 }
+
+#[test]
+fn a_chain_regrouped_to_dodge_its_overflow_is_refused() {
+    // `k + 1 - 1` with k the largest Int faults at its first step; `k + (1 - 1)` does not.
+    // A producer that regroups the chain gets an honest certificate about the regrouped IR.
+    let original = example("overflow-in-a-chain");
+    let honest = original
+        .iter()
+        .find(|b| b.name == "Keeper.Hold")
+        .expect("the network");
+    let dir = edited("overflow-in-a-chain", "Top.hk", "k + 1 - 1", "k + (1 - 1)");
+    let regrouped = build(&dir);
+    let _ = std::fs::remove_dir_all(&dir);
+    let body = one_of(&regrouped, "Keeper.Hold");
+    assert!(check(&forge(body.clone()), None).admitted.is_some());
+    // Its states and witnesses on the honest IR, whose chain faults: the kernel evaluates the
+    // chain left to right itself, and the claimed step does not happen.
+    let mut swapped = body.clone();
+    swapped.ir = one_of(&original, "Keeper.Hold").ir;
+    swapped.sources = honest.sources.clone();
+    let bytes = forge(swapped);
+    for report in [check(&bytes, None), check(&bytes, Some(&honest.expected()))] {
+        assert!(report.admitted.is_none(), "{:?}", report.obligations);
+        assert!(report.invalid.is_none(), "{:?}", report.invalid);
+        assert!(!report.obligations.is_empty());
+        assert!(
+            report
+                .obligations
+                .iter()
+                .all(|(_, v)| matches!(v, Verdict::Refused(_))),
+            "{:?}",
+            report.obligations
+        );
+    }
+    // The regrouped IR wearing the honest sources' digests: not the IR they lower to.
+    let mut relabelled = body;
+    relabelled.sources = honest.sources.clone();
+    let why = check(&forge(relabelled), Some(&honest.expected()))
+        .invalid
+        .expect("invalid");
+    assert!(
+        why.contains("not the IR the given sources lower to"),
+        "{why}"
+    );
+}

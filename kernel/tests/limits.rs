@@ -185,3 +185,51 @@ fn a_desire_whose_goal_reads_an_agent_parameter_is_never_admitted() {
             .all(|(_, v)| *v == Verdict::Proved)
     );
 }
+
+/// A `believe` whose argument is `1 + (1 + (…))` written as chains nested `depth` deep through
+/// their operands, or one chain of `width` operands.
+fn chain_believe(depth: usize, width: usize) -> Node {
+    use hilbert_certificates::ir::ArithOp;
+    let one = || Expr::Literal(Literal::Int(1));
+    let mut e = Expr::Chain(Box::new(one()), vec![(ArithOp::Add, one()); width]);
+    for _ in 0..depth {
+        e = Expr::Chain(Box::new(one()), vec![(ArithOp::Add, e)]);
+    }
+    Node::Believe(AtomExpr {
+        belief: BeliefId(0),
+        args: vec![e],
+    })
+}
+
+/// The certificate bytes of the production line with `node` added to its code (built on a
+/// large stack, and leaked, as [`with_deep_node`]).
+fn with_node(node: Node) -> Vec<u8> {
+    std::thread::Builder::new()
+        .stack_size(1 << 30)
+        .spawn(move || {
+            let mut body = production_line();
+            body.ir.networks[0].nodes.push(node);
+            body.ir_sha256 = cert::sha256(&cert::ir_bytes(&body.ir));
+            let bytes = cert::encode(&body);
+            std::mem::forget(body);
+            bytes
+        })
+        .unwrap()
+        .join()
+        .unwrap()
+}
+
+#[test]
+fn a_chain_counts_one_level_however_long_but_chains_inside_chains_nest() {
+    // 200,000 operands in one chain: one level; it decodes and changes no verdict.
+    let wide = with_node(chain_believe(0, 200_000));
+    let report = on_small_stack(move || check(&wide, None));
+    assert!(report.invalid.is_none(), "{:?}", report.invalid);
+    assert!(report.admitted.is_some());
+    // Chains nested through their operands count each level: past the limit they are refused
+    // while decoding.
+    let deep = with_node(chain_believe(200_000, 1));
+    let report = on_small_stack(move || check(&deep, None));
+    let why = report.invalid.expect("invalid");
+    assert!(why.contains("nests deeper than"), "{why}");
+}

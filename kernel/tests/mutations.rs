@@ -116,6 +116,9 @@ fn first_literal(node: &mut Node) -> Option<&mut Literal> {
                     in_expr(a)
                 }
             }
+            Expr::Chain(a, rest) => {
+                in_expr(a).or_else(|| rest.iter_mut().find_map(|(_, b)| in_expr(b)))
+            }
         }
     }
     match node {

@@ -232,7 +232,7 @@ pub fn evaluate(options: &[(u32, ValueProgram)], k: usize, batch: &dyn Features)
                         a.iter_mut().for_each(|x| *x = -*x);
                     }
                 }
-                ValueOp::Add | ValueOp::Sub | ValueOp::Mul | ValueOp::Div => {
+                ValueOp::Add | ValueOp::Sub | ValueOp::Mul | ValueOp::Div | ValueOp::Rem => {
                     let (Some(b), Some(mut a)) = (stack.pop(), stack.pop()) else {
                         stack.push(vec![f64::NAN; n]);
                         continue;
@@ -242,6 +242,7 @@ pub fn evaluate(options: &[(u32, ValueProgram)], k: usize, batch: &dyn Features)
                             ValueOp::Add => *x + y,
                             ValueOp::Sub => *x - y,
                             ValueOp::Mul => *x * y,
+                            ValueOp::Rem => *x % y,
                             _ => *x / y,
                         };
                     }
@@ -292,5 +293,46 @@ mod tests {
             distribution(PolicyIr::Greedy, &[1.0], &mask(&[0]), &Counts::default()),
             Err(DeliberationError::NothingLicensed)
         );
+    }
+
+    /// No features, no learning: a batch of `n` empty states.
+    struct Empty(usize);
+
+    impl Features for Empty {
+        fn len(&self) -> usize {
+            self.0
+        }
+        fn feature(&self, _: usize, _: u32, _: u32) -> f64 {
+            0.0
+        }
+        fn learned(&self, _: usize, _: u32) -> f64 {
+            0.0
+        }
+    }
+
+    fn value(ops: Vec<ValueOp>) -> f64 {
+        evaluate(&[(0, ValueProgram { ops })], 1, &Empty(1))[0][0]
+    }
+
+    fn c(x: f64) -> ValueOp {
+        ValueOp::Const(x.to_bits())
+    }
+
+    #[test]
+    fn remainder_is_the_remainder_not_the_quotient() {
+        // `%` was lowered as `/` before issue 17: `7.5 % 2.0` was 3.75.
+        assert_eq!(value(vec![c(7.5), c(2.0), ValueOp::Rem]), 1.5);
+        assert_eq!(value(vec![c(-7.0), c(2.0), ValueOp::Rem]), -1.0);
+        assert!(value(vec![c(1.0), c(0.0), ValueOp::Rem]).is_nan());
+    }
+
+    #[test]
+    fn a_long_chain_is_folded_left_to_right() {
+        // `1 - 1 - 1 - …` (10,000 terms) as the postfix `1 1 - 1 - …`: 1 − 9,999.
+        let mut ops = vec![c(1.0)];
+        for _ in 1..10_000 {
+            ops.extend([c(1.0), ValueOp::Sub]);
+        }
+        assert_eq!(value(ops), -9_998.0);
     }
 }
