@@ -2024,6 +2024,37 @@ mod tests {
     }
 
     #[test]
+    fn chains_print_as_the_trees_they_stand_for() {
+        let n = |v: i64| Expr::Literal(Literal::Int(v));
+        let chain =
+            |first: i64, rest: &[(ArithOp, Expr)]| Expr::Chain(Box::new(n(first)), rest.to_vec());
+        let (add, sub, mul) = (ArithOp::Add, ArithOp::Sub, ArithOp::Mul);
+        let ir = Ir {
+            agents: vec![agent("Operator")],
+            networks: vec![network(vec![plan("P", 1)], vec![Node::Skip])],
+        };
+        let text = |e: &Expr| expr_in_plan(&ir, &ir.networks[0], 0, e);
+        for (e, want) in [
+            (chain(1, &[(add, n(2)), (sub, n(3))]), "1 + 2 - 3"),
+            (chain(1, &[(mul, n(2)), (add, n(3))]), "1 * 2 + 3"),
+            // A chain the parser never makes (it splits levels) still reads back as its tree.
+            (chain(1, &[(add, n(2)), (mul, n(3))]), "(1 + 2) * 3"),
+            (
+                chain(1, &[(add, n(2)), (mul, n(3)), (add, n(4)), (mul, n(5))]),
+                "((1 + 2) * 3 + 4) * 5",
+            ),
+            (chain(1, &[(sub, chain(2, &[(sub, n(3))]))]), "1 - (2 - 3)"),
+            (
+                Expr::Arith(mul, Box::new(chain(1, &[(add, n(2))])), Box::new(n(3))),
+                "(1 + 2) * 3",
+            ),
+            (chain(7, &[]), "7"),
+        ] {
+            assert_eq!(text(&e), want);
+        }
+    }
+
+    #[test]
     fn a_wrong_ir_digest_is_pointed_out() {
         let mut body = small_body();
         body.ir_sha256 = [0; 32];

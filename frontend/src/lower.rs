@@ -134,6 +134,35 @@ fn arith_op(op: BinOp) -> Option<ArithOp> {
     })
 }
 
+/// Whether `e` is a condition computing a Bool (`¬ b`, `n < 3`, `B(self) f(1)`, `p ∧ q`): its
+/// value is whether it holds, lowered as a [`Cond`] rather than a [`CondTerm`].
+fn is_test(e: &ast::Expr) -> bool {
+    match &e.kind {
+        ExprKind::Unary(UnOp::Not, _) | ExprKind::Believes { .. } | ExprKind::Attending(_) => true,
+        ExprKind::Binary(op, ..) => op.is_comparison() || matches!(op, BinOp::And | BinOp::Or),
+        _ => false,
+    }
+}
+
+/// `t = true`.
+fn is_true(t: CondTerm) -> Cond {
+    Cond::Compare(CompareOp::Eq, t, CondTerm::Literal(Literal::Bool(true)))
+}
+
+/// `x ⇔ y` when `same`, else `x ⇔ ¬y`: `(x ∧ y) ∨ (¬x ∧ ¬y)`, or `(x ∧ ¬y) ∨ (¬x ∧ y)`.
+fn iff(x: Cond, y: Cond, same: bool) -> Cond {
+    let not = |c: &Cond| Cond::Not(Box::new(c.clone()));
+    let (y_when_x, y_when_not_x) = if same {
+        (y.clone(), not(&y))
+    } else {
+        (not(&y), y.clone())
+    };
+    Cond::Or(vec![
+        Cond::And(vec![x.clone(), y_when_x]),
+        Cond::And(vec![not(&x), y_when_not_x]),
+    ])
+}
+
 /// A `.hb` value's arithmetic operator on the stack.
 fn value_op(op: BinOp) -> ValueOp {
     match op {
@@ -185,6 +214,25 @@ impl CondLowerer<'_> {
                 Cond::Or(parts)
             }
             ExprKind::Unary(UnOp::Not, inner) => Cond::Not(Box::new(self.cond(inner))),
+            // A Bool name: a condition variable, or a parameter (its value, when given).
+            ExprKind::Var(v) => match self.var(&v.name) {
+                Name::Value(Literal::Bool(b)) => {
+                    if b {
+                        Cond::True
+                    } else {
+                        Cond::False
+                    }
+                }
+                Name::Value(_) => Cond::False,
+                Name::Var(i) => is_true(CondTerm::Var(i)),
+                Name::Unset(p) => is_true(CondTerm::Param(p)),
+            },
+            // Two Bools, one of them computed by a condition (`b = (n < 3)`): whether both
+            // hold or both fail (`=`), or exactly one holds (`≠`).
+            ExprKind::Binary(op @ (BinOp::Eq | BinOp::Ne), a, b) if is_test(a) || is_test(b) => {
+                let (x, y) = (self.cond(a), self.cond(b));
+                iff(x, y, *op == BinOp::Eq)
+            }
             ExprKind::Binary(op, a, b) if op.is_comparison() => {
                 let op = compare_op(*op).unwrap_or(CompareOp::Eq);
                 Cond::Compare(op, self.term(a), self.term(b))
@@ -200,15 +248,42 @@ impl CondLowerer<'_> {
                 let belief = self.program.agents[holder]
                     .belief(&atom.pred.name)
                     .unwrap_or(0) as u32;
-                let args = atom.args.iter().map(|a| self.pattern_arg(a)).collect();
+                // An argument computed from others (`count(n + 1)`) is a fresh variable of the
+                // pattern, equal to its value: `count(v) ∧ v = n + 1`. (It was lowered as `_`
+                // before, so `B(self) count(1 + 1)` held of any count.)
+                let mut computed = Vec::new();
+                let args = atom
+                    .args
+                    .iter()
+                    .map(|a| match self.pattern_arg(a) {
+                        Some(arg) => arg,
+                        None => {
+                            let fresh = self.fresh_var();
+                            computed.push(if is_test(a) {
+                                // A Bool computed by a condition: v is whether it holds.
+                                let holds = self.cond(a);
+                                iff(is_true(CondTerm::Var(fresh)), holds, true)
+                            } else {
+                                Cond::Compare(CompareOp::Eq, CondTerm::Var(fresh), self.term(a))
+                            });
+                            PatternArg::Var(fresh)
+                        }
+                    })
+                    .collect();
                 let pattern = Pattern {
                     belief: BeliefId(belief),
                     args,
                 };
-                if agent.name == "self" {
+                let test = if agent.name == "self" {
                     Cond::Believes(pattern)
                 } else {
                     Cond::Told(AgentId(holder as u32), pattern)
+                };
+                if computed.is_empty() {
+                    test
+                } else {
+                    computed.insert(0, test);
+                    Cond::And(computed)
                 }
             }
             ExprKind::Attending(a) => {
@@ -250,18 +325,27 @@ impl CondLowerer<'_> {
         Name::Var(index as u32)
     }
 
-    fn pattern_arg(&mut self, e: &ast::Expr) -> PatternArg {
+    /// A pattern's argument, or `None` for one computed from others (`n + 1`), which the
+    /// pattern binds to a fresh variable instead.
+    fn pattern_arg(&mut self, e: &ast::Expr) -> Option<PatternArg> {
         if let Some(l) = literal(e) {
-            return PatternArg::Literal(l);
+            return Some(PatternArg::Literal(l));
         }
-        match &e.kind {
+        Some(match &e.kind {
             ExprKind::Var(v) => match self.var(&v.name) {
                 Name::Var(i) => PatternArg::Var(i),
                 Name::Value(l) => PatternArg::Literal(l),
                 Name::Unset(p) => PatternArg::Param(p),
             },
-            _ => PatternArg::Any,
-        }
+            ExprKind::Wildcard => PatternArg::Any,
+            _ => return None,
+        })
+    }
+
+    /// A variable no source name can be (names are identifiers), numbered next.
+    fn fresh_var(&mut self) -> u32 {
+        self.vars.push(format!("#{}", self.vars.len()));
+        self.vars.len() as u32 - 1
     }
 
     fn term(&mut self, e: &ast::Expr) -> CondTerm {

@@ -1,6 +1,6 @@
-//! A long flat chain of `∨` or `∧` is not deep: it parses whatever its length, as a balanced
-//! tree whose leaves are the chain's terms in order (issue 17: 200 flat `∨` terms were refused
-//! as "nesting deeper than 200").
+//! A long flat chain is not deep: it parses whatever its length. A chain of `∨` or `∧` is a
+//! balanced tree whose leaves are the chain's terms in order; a chain of `+ -` or `* / %` is one
+//! node (issue 17: 200 flat `∨` or `+` terms were refused as "nesting deeper than 200").
 
 use hilbert_frontend::source::{Dialect, FileId, SourceFile};
 use hilbert_frontend::syntax::ast::{BinOp, Expr, ExprKind, MemberKind, Module};
@@ -9,6 +9,12 @@ use hilbert_frontend::syntax::parse;
 fn depth(e: &Expr) -> usize {
     match &e.kind {
         ExprKind::Binary(_, l, r) => 1 + depth(l).max(depth(r)),
+        ExprKind::Chain { first, rest } => {
+            1 + rest
+                .iter()
+                .map(|(_, x)| depth(x))
+                .fold(depth(first), usize::max)
+        }
         ExprKind::Unary(_, x) => 1 + depth(x),
         _ => 0,
     }
@@ -82,30 +88,83 @@ fn a_chain_keeps_precedence_inside_its_terms() {
     );
 }
 
-/// An arithmetic chain is not regrouped (checked arithmetic overflows where the grouping says),
-/// so a chain of more operators than the nesting limit is refused, with a help that says so and
-/// how to group it; grouped by hand, the same terms parse.
+/// The condition's comparison `lhs < 1000`: its left side.
+fn compared(cond: &Expr) -> &Expr {
+    match &cond.kind {
+        ExprKind::Binary(BinOp::And, _, r) => compared(r),
+        ExprKind::Binary(BinOp::Lt, l, _) => l,
+        k => panic!("not a comparison: {k:?}"),
+    }
+}
+
+fn agent_comparing(chain: &str) -> String {
+    format!(
+        "agent A : Agency\n{{\n  belief s(n: Int)\n  desire D reachable by [P]\n  achieved D when B(self) s(x) ∧ {chain} < 1000\n}}\n"
+    )
+}
+
+/// A chain of `+ -` or of `* / %` is not regrouped (it is evaluated left to right with checked
+/// arithmetic, and where that overflows depends on the grouping), and not deep either: it is one
+/// node, its operands and operators in order, whatever its length (issue 17: 300 terms were
+/// refused as "nesting deeper than 200").
 #[test]
-fn a_long_arithmetic_chain_is_refused_with_how_to_group_it() {
-    let agent = |cond: &str| {
-        format!(
-            "agent A : Agency\n{{\n  belief s(n: Int)\n  desire D reachable by [P]\n  achieved D when B(self) s(x) ∧ {cond} < 1000\n}}\n"
-        )
-    };
-    let flat = vec!["x"; 300].join(" + ");
-    let file = SourceFile::new(FileId(0), "A.ha".into(), Dialect::Agent, agent(&flat));
-    let (_, diagnostics) = parse(&file);
-    let deep = diagnostics
-        .iter()
-        .find(|d| d.message.contains("nesting deeper than"))
-        .expect("refused as too deep");
-    let help = deep.help.as_deref().unwrap_or_default();
-    assert!(help.contains("does not regroup"), "{help}");
-    assert!(help.contains("(a + b + …) + (c + d + …)"), "{help}");
-    // Three groups of 100: no error.
-    let group = format!("({})", vec!["x"; 100].join(" + "));
-    let grouped = vec![group.as_str(); 3].join(" + ");
-    let (cond, errors) = achieved(&agent(&grouped));
+fn ten_thousand_term_arithmetic_chains_are_one_flat_node_in_order() {
+    for (ops, syms) in [
+        ([BinOp::Add, BinOp::Sub, BinOp::Add], [" + ", " - ", " + "]),
+        ([BinOp::Mul, BinOp::Div, BinOp::Rem], [" * ", " / ", " % "]),
+    ] {
+        let terms: Vec<String> = (0..10_000).map(|i| format!("x{i}")).collect();
+        let mut text = terms[0].clone();
+        for (i, t) in terms.iter().enumerate().skip(1) {
+            text.push_str(syms[i % 3]);
+            text.push_str(t);
+        }
+        let source = agent_comparing(&text);
+        let (cond, errors) = achieved(&source);
+        assert_eq!(errors, 0, "{}", syms[0]);
+        let lhs = compared(&cond);
+        let ExprKind::Chain { first, rest } = &lhs.kind else {
+            panic!("not a chain: {:?}", lhs.kind)
+        };
+        assert_eq!(rest.len(), 9_999);
+        let at = |e: &Expr| &source[e.span.start as usize..e.span.end as usize];
+        assert_eq!(at(first), "x0");
+        for (i, (op, e)) in rest.iter().enumerate() {
+            assert_eq!(*op, ops[(i + 1) % 3], "operator {i}");
+            assert_eq!(at(e), terms[i + 1]);
+        }
+        assert_eq!(at(lhs), text);
+        // The chain, the comparison and the conjunction: three levels.
+        assert!(depth(&cond) <= 3, "depth {}", depth(&cond));
+    }
+}
+
+#[test]
+fn a_chain_keeps_precedence_and_parentheses_and_one_operator_stays_binary() {
+    let source = agent_comparing("a + b * c * d - (e - f - g) - h");
+    let (cond, errors) = achieved(&source);
     assert_eq!(errors, 0);
-    assert!(depth(&cond) < 200, "depth {}", depth(&cond));
+    let at = |e: &Expr| source[e.span.start as usize..e.span.end as usize].to_string();
+    let ExprKind::Chain { first, rest } = &compared(&cond).kind else {
+        panic!("not a chain")
+    };
+    assert_eq!(at(first), "a");
+    let shape: Vec<(BinOp, String)> = rest.iter().map(|(op, e)| (*op, at(e))).collect();
+    assert_eq!(
+        shape,
+        [
+            (BinOp::Add, "b * c * d".to_string()),
+            (BinOp::Sub, "(e - f - g)".to_string()),
+            (BinOp::Sub, "h".to_string()),
+        ]
+    );
+    // `b * c * d` is a chain of its own, one level below.
+    assert!(matches!(&rest[0].1.kind, ExprKind::Chain { rest, .. } if rest.len() == 2));
+    // A single operator is a binary node, as before.
+    let (cond, errors) = achieved(&agent_comparing("a * b"));
+    assert_eq!(errors, 0);
+    assert!(matches!(
+        compared(&cond).kind,
+        ExprKind::Binary(BinOp::Mul, ..)
+    ));
 }

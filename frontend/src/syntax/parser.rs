@@ -482,13 +482,6 @@ impl<'a> Parser<'a> {
 
     /// Enters one level of nesting; false (and the parse ends) past [`MAX_DEPTH`].
     fn enter(&mut self) -> bool {
-        self.enter_with(
-            "split the process or expression into named plans or values; no real plan nests this deep",
-        )
-    }
-
-    /// [`Parser::enter`], with the help the error gives when the limit is passed here.
-    fn enter_with(&mut self, help: &'static str) -> bool {
         if self.depth >= MAX_DEPTH {
             if self.speculating {
                 self.speculation_failed = true;
@@ -504,7 +497,7 @@ impl<'a> Parser<'a> {
                     )
                     .with_label("too deep here")
                     .with_note("the rest of the file was not read")
-                    .with_help(help),
+                    .with_help("split the process or expression into named plans or values; no real plan nests this deep"),
                 );
             }
             self.give_up();
