@@ -27,23 +27,9 @@ fn deep_believe(depth: usize) -> Node {
     })
 }
 
-/// The certificate bytes of the production line with a deep `believe` added to its code. Built
-/// on a thread with a large stack, since encoding (and dropping) a deep tree recurses; the tree
-/// is leaked rather than dropped.
+/// The certificate bytes of the production line with a deep `believe` added to its code.
 fn with_deep_node(depth: usize) -> Vec<u8> {
-    std::thread::Builder::new()
-        .stack_size(1 << 30)
-        .spawn(move || {
-            let mut body = production_line();
-            body.ir.networks[0].nodes.push(deep_believe(depth));
-            body.ir_sha256 = cert::sha256(&cert::ir_bytes(&body.ir));
-            let bytes = cert::encode(&body);
-            std::mem::forget(body);
-            bytes
-        })
-        .unwrap()
-        .join()
-        .unwrap()
+    with_node(deep_believe(depth))
 }
 
 /// Runs `f` on a thread with an ordinary 2 MiB stack, as a test thread or a small server has.
@@ -201,8 +187,9 @@ fn chain_believe(depth: usize, width: usize) -> Node {
     })
 }
 
-/// The certificate bytes of the production line with `node` added to its code (built on a
-/// large stack, and leaked, as [`with_deep_node`]).
+/// The certificate bytes of the production line with `node` added to its code. Built on a thread
+/// with a large stack, since encoding (and dropping) a deep tree recurses; the tree is leaked
+/// rather than dropped.
 fn with_node(node: Node) -> Vec<u8> {
     std::thread::Builder::new()
         .stack_size(1 << 30)

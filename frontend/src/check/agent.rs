@@ -1201,34 +1201,10 @@ impl Checker<'_> {
                 }
                 Ty::Bool
             }
-            ExprKind::Binary(op, l, r) => {
-                let lt = self.cexpr(ai, l, env, cx);
-                let rt = self.cexpr(ai, r, env, cx);
-                binary_type(
-                    self,
-                    codes::TYPE_MISMATCH,
-                    *op,
-                    (l.span, lt),
-                    (r.span, rt),
-                    false,
-                )
-            }
-            ExprKind::Chain { first, rest } => {
-                let mut t = self.cexpr(ai, first, env, cx);
-                let mut left = first.span;
-                for (op, r) in rest {
-                    let rt = self.cexpr(ai, r, env, cx);
-                    t = binary_type(
-                        self,
-                        codes::TYPE_MISMATCH,
-                        *op,
-                        (left, t),
-                        (r.span, rt),
-                        false,
-                    );
-                    left = chain_prefix(first, r);
-                }
-                t
+            ExprKind::Binary(..) | ExprKind::Chain { .. } => {
+                operation_type(self, codes::TYPE_MISMATCH, e, &mut |c, x| {
+                    c.cexpr(ai, x, env, cx)
+                })
             }
             ExprKind::Believes { agent, atom } => {
                 let Some(bj) = self.believer(ai, agent, true) else {
@@ -1527,6 +1503,34 @@ pub(crate) fn bound_by(e: &Expr, is_const: &dyn Fn(&str) -> bool, env: &mut Hash
             env.extend(a.intersection(&b).cloned());
         }
         _ => {}
+    }
+}
+
+/// The type of `l op r` (not `∧`/`∨`) or of a chain, typing each operand with `operand` and each
+/// operation with [`binary_type`]: a chain step by step, the part so far as the left operand.
+pub(crate) fn operation_type<'p>(
+    c: &mut Checker<'p>,
+    code: crate::diagnostic::Code,
+    e: &Expr,
+    operand: &mut dyn FnMut(&mut Checker<'p>, &Expr) -> Ty,
+) -> Ty {
+    match &e.kind {
+        ExprKind::Binary(op, l, r) => {
+            let lt = operand(c, l);
+            let rt = operand(c, r);
+            binary_type(c, code, *op, (l.span, lt), (r.span, rt), false)
+        }
+        ExprKind::Chain { first, rest } => {
+            let mut t = operand(c, first);
+            let mut left = first.span;
+            for (op, r) in rest {
+                let rt = operand(c, r);
+                t = binary_type(c, code, *op, (left, t), (r.span, rt), false);
+                left = chain_prefix(first, r);
+            }
+            t
+        }
+        _ => Ty::Error,
     }
 }
 

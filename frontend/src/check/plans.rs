@@ -1,14 +1,14 @@
 //! The plan checks (`.hk`, `language.md` §2): signatures, scopes, channels against values,
 //! calls, labels and commands, beliefs, `tell` and `match`.
 
-use super::agent::binary_type;
+use super::agent::operation_type;
 use super::codes;
 use super::program::*;
 use super::{Checker, suggest, value_type};
 use crate::diagnostic::Diagnostic;
 use crate::source::{Dialect, Span};
 use crate::syntax::ast::{
-    Atom, BinOp, Expr, ExprKind, HandlerKind, Ident, PlanDecl, Proc, ProcKind, UnOp, chain_prefix,
+    Atom, BinOp, Expr, ExprKind, HandlerKind, Ident, PlanDecl, Proc, ProcKind, UnOp,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -908,34 +908,10 @@ impl Checker<'_> {
                 }
                 Ty::Bool
             }
-            ExprKind::Binary(op, l, r) => {
-                let lt = self.hexpr(l, env, cx);
-                let rt = self.hexpr(r, env, cx);
-                binary_type(
-                    self,
-                    codes::PLAN_TYPE_MISMATCH,
-                    *op,
-                    (l.span, lt),
-                    (r.span, rt),
-                    false,
-                )
-            }
-            ExprKind::Chain { first, rest } => {
-                let mut t = self.hexpr(first, env, cx);
-                let mut left = first.span;
-                for (op, r) in rest {
-                    let rt = self.hexpr(r, env, cx);
-                    t = binary_type(
-                        self,
-                        codes::PLAN_TYPE_MISMATCH,
-                        *op,
-                        (left, t),
-                        (r.span, rt),
-                        false,
-                    );
-                    left = chain_prefix(first, r);
-                }
-                t
+            ExprKind::Binary(..) | ExprKind::Chain { .. } => {
+                operation_type(self, codes::PLAN_TYPE_MISMATCH, e, &mut |c, x| {
+                    c.hexpr(x, env, cx)
+                })
             }
             ExprKind::Float(_)
             | ExprKind::Wildcard
