@@ -48,6 +48,22 @@ fn ten_thousand_term_chains_build_and_are_admitted_in_every_dialect() {
     assert_eq!(built.code, Some(0), "{}\n{}", built.stdout, built.stderr);
     assert!(built.stdout.contains("2 proved"), "{}", built.stdout);
     assert!(built.stdout.contains("admitted: the kernel re-checked"));
+    // The goal's 10,000 terms are cut from the human report's statement, not from the JSON's.
+    let longest = built.stdout.lines().map(str::len).max().unwrap_or(0);
+    assert!(longest < 1_000, "a line of {longest} bytes");
+    assert!(
+        built
+            .stdout
+            .contains("--format json gives the whole statement")
+    );
+    let json = hilbert(
+        &["build", &dir.path(), "--out", &out, "--format", "json"],
+        None,
+    );
+    assert!(
+        json.stdout
+            .contains(&format!("count({})", chain("1", " + ")))
+    );
     // The listing writes the goal's and the plan's chains back flat, without parentheses; the
     // value is the postfix program `2.0 2.0 - 2.0 - …` (too long for the listing to print).
     let cert = format!("{out}/Counter.Count.cert");
