@@ -134,6 +134,21 @@ fn arith_op(op: BinOp) -> Option<ArithOp> {
     })
 }
 
+/// A chain's operands lowered by `lower`, left to right, with its operators (the parser puts only
+/// `+ - * / %` in a chain).
+fn chain<T>(
+    first: &ast::Expr,
+    rest: &[(BinOp, ast::Expr)],
+    mut lower: impl FnMut(&ast::Expr) -> T,
+) -> (Box<T>, Vec<(ArithOp, T)>) {
+    let first = Box::new(lower(first));
+    let rest = rest
+        .iter()
+        .map(|(op, b)| (arith_op(*op).unwrap_or(ArithOp::Add), lower(b)))
+        .collect();
+    (first, rest)
+}
+
 /// Whether `e` is a condition computing a Bool (`¬ b`, `n < 3`, `B(self) f(1)`, `p ∧ q`): its
 /// value is whether it holds, lowered as a [`Cond`] rather than a [`CondTerm`].
 fn is_test(e: &ast::Expr) -> bool {
@@ -363,12 +378,10 @@ impl CondLowerer<'_> {
                 Some(op) => CondTerm::Arith(op, Box::new(self.term(a)), Box::new(self.term(b))),
                 None => CondTerm::Literal(Literal::Int(0)),
             },
-            ExprKind::Chain { first, rest } => CondTerm::Chain(
-                Box::new(self.term(first)),
-                rest.iter()
-                    .map(|(op, b)| (arith_op(*op).unwrap_or(ArithOp::Add), self.term(b)))
-                    .collect(),
-            ),
+            ExprKind::Chain { first, rest } => {
+                let (a, rest) = chain(first, rest, |x| self.term(x));
+                CondTerm::Chain(a, rest)
+            }
             _ => CondTerm::Literal(Literal::Int(0)),
         }
     }
@@ -1167,12 +1180,10 @@ fn expr(e: &ast::Expr, scope: &Scope) -> ir::Expr {
         ExprKind::Binary(BinOp::Or, a, b) => {
             ir::Expr::Or(Box::new(expr(a, scope)), Box::new(expr(b, scope)))
         }
-        ExprKind::Chain { first, rest } => ir::Expr::Chain(
-            Box::new(expr(first, scope)),
-            rest.iter()
-                .map(|(op, b)| (arith_op(*op).unwrap_or(ArithOp::Add), expr(b, scope)))
-                .collect(),
-        ),
+        ExprKind::Chain { first, rest } => {
+            let (a, rest) = chain(first, rest, |x| expr(x, scope));
+            ir::Expr::Chain(a, rest)
+        }
         ExprKind::Binary(op, a, b) => {
             let (a, b) = (Box::new(expr(a, scope)), Box::new(expr(b, scope)));
             match (compare_op(*op), arith_op(*op)) {

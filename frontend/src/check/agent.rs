@@ -7,7 +7,7 @@ use super::{Checker, list, nearest, suggest, value_type};
 use crate::diagnostic::Diagnostic;
 use crate::source::{Dialect, FileId, Span};
 use crate::syntax::ast::{
-    Agent, BinOp, Expr, ExprKind, Ident, MemberKind, PlanTarget, UnOp, chain_operands, chain_prefix,
+    Agent, BinOp, Expr, ExprKind, Ident, MemberKind, PlanTarget, UnOp, chain_operands,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -1506,6 +1506,16 @@ pub(crate) fn bound_by(e: &Expr, is_const: &dyn Fn(&str) -> bool, env: &mut Hash
     }
 }
 
+/// The type of arithmetic on a `t` and a `u`: an error if either is one, else `Float` if either
+/// is a decimal, else `Int`.
+fn numeric_join(t: Ty, u: Ty) -> Ty {
+    match (t, u) {
+        (Ty::Error, _) | (_, Ty::Error) => Ty::Error,
+        (Ty::Float, _) | (_, Ty::Float) => Ty::Float,
+        _ => Ty::Int,
+    }
+}
+
 /// The type of `l op r` (not `∧`/`∨`) or of a chain, typing each operand with `operand` and each
 /// operation with [`binary_type`]: a chain step by step, the part so far as the left operand.
 pub(crate) fn operation_type<'p>(
@@ -1526,7 +1536,7 @@ pub(crate) fn operation_type<'p>(
             for (op, r) in rest {
                 let rt = operand(c, r);
                 t = binary_type(c, code, *op, (left, t), (r.span, rt), false);
-                left = chain_prefix(first, r);
+                left = first.span.to(r.span);
             }
             t
         }
@@ -1752,31 +1762,18 @@ pub(crate) fn numeric_defs(
                 }
             }
             ExprKind::Unary(UnOp::Neg, x) => ty_of(c, x, index, tys, outer, codes, other),
+            // Arithmetic, one operator or a chain: every operand is typed (and its errors
+            // reported), even after an error.
             ExprKind::Binary(op, l, r)
                 if !op.is_comparison() && !matches!(op, BinOp::And | BinOp::Or) =>
             {
-                let lt = ty_of(c, l, index, tys, outer, codes, other);
-                let rt = ty_of(c, r, index, tys, outer, codes, other);
-                if lt == Ty::Error || rt == Ty::Error {
-                    Ty::Error
-                } else if lt == Ty::Float || rt == Ty::Float {
-                    Ty::Float
-                } else {
-                    Ty::Int
-                }
+                [l.as_ref(), r.as_ref()].into_iter().fold(Ty::Int, |t, x| {
+                    numeric_join(t, ty_of(c, x, index, tys, outer, codes, other))
+                })
             }
-            ExprKind::Chain { first, rest } => {
-                let mut t = Ty::Int;
-                for x in chain_operands(first, rest) {
-                    // Every operand is typed (and its errors reported), even after an error.
-                    t = match (t, ty_of(c, x, index, tys, outer, codes, other)) {
-                        (Ty::Error, _) | (_, Ty::Error) => Ty::Error,
-                        (Ty::Float, _) | (_, Ty::Float) => Ty::Float,
-                        _ => Ty::Int,
-                    };
-                }
-                t
-            }
+            ExprKind::Chain { first, rest } => chain_operands(first, rest).fold(Ty::Int, |t, x| {
+                numeric_join(t, ty_of(c, x, index, tys, outer, codes, other))
+            }),
             _ => match other(c, e) {
                 Some(t) => t,
                 None => {

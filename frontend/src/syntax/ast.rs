@@ -188,16 +188,6 @@ pub enum ExprKind {
     Error,
 }
 
-/// Where the part of a chain from `first` up to and including `operand` is: the left operand of
-/// the operator after `operand` (for `a + b - c`, `a + b` is the left operand of `-`).
-pub fn chain_prefix(first: &Expr, operand: &Expr) -> Span {
-    Span {
-        file: first.span.file,
-        start: first.span.start,
-        end: operand.span.end,
-    }
-}
-
 /// The operands of a chain, left to right.
 pub fn chain_operands<'e>(
     first: &'e Expr,
