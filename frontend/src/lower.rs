@@ -59,6 +59,7 @@ pub fn lower(
         plan_asts: HashMap::new(),
         diagnostics: Vec::new(),
         args,
+        refused: Default::default(),
     };
     for p in parsed {
         if let Module::Plans(file) = &p.module {
@@ -78,6 +79,19 @@ pub fn lower(
             }
         }
     }
+    // What the lowering has no meaning for is refused, never given a default meaning. The
+    // checker refuses all of it first, so this is a second line that should never be reached.
+    let mut refused = l.refused.take();
+    refused.sort_by_key(|(s, c)| (s.file, s.start, s.end, c.to_string()));
+    refused.dedup();
+    for (span, code) in refused {
+        l.diagnostics.push(
+            Diagnostic::error(code, span, "this expression cannot be lowered here")
+                .with_label("no meaning in the core IR")
+                .with_note("the checker should have refused it: this is a bug in Hilbert, please report it")
+                .with_help("rewrite the expression with the operators the language reference lists for this place"),
+        );
+    }
     (ir, l.diagnostics)
 }
 
@@ -87,6 +101,9 @@ struct Lowerer<'a> {
     diagnostics: Vec<Diagnostic>,
     /// Per agent, its parameters' values (`None`: none given).
     args: Vec<Vec<Option<Literal>>>,
+    /// The parts of conditions and plan expressions the lowering has no meaning for: each
+    /// becomes an error, so that nothing is lowered as a default (`0`, `false`, slot 0).
+    refused: std::cell::RefCell<Vec<(Span, Code)>>,
 }
 
 fn ty(t: &Ty) -> Type {
@@ -201,6 +218,9 @@ struct CondLowerer<'p> {
     params: Vec<String>,
     /// Attention indices after putting the initial attention first.
     attention_order: &'p [usize],
+    /// The parts the lowering has no meaning for (the checker refuses them; should one get
+    /// through, the lowering refuses it too instead of giving it a default meaning).
+    refused: Vec<Span>,
 }
 
 impl CondLowerer<'_> {
@@ -238,7 +258,7 @@ impl CondLowerer<'_> {
                         Cond::False
                     }
                 }
-                Name::Value(_) => Cond::False,
+                Name::Value(_) => self.refuse(e.span),
                 Name::Var(i) => is_true(CondTerm::Var(i)),
                 Name::Unset(p) => is_true(CondTerm::Param(p)),
             },
@@ -248,10 +268,10 @@ impl CondLowerer<'_> {
                 let (x, y) = (self.cond(a), self.cond(b));
                 iff(x, y, *op == BinOp::Eq)
             }
-            ExprKind::Binary(op, a, b) if op.is_comparison() => {
-                let op = compare_op(*op).unwrap_or(CompareOp::Eq);
-                Cond::Compare(op, self.term(a), self.term(b))
-            }
+            ExprKind::Binary(op, a, b) if op.is_comparison() => match compare_op(*op) {
+                Some(op) => Cond::Compare(op, self.term(a), self.term(b)),
+                None => self.refuse(e.span),
+            },
             ExprKind::Believes { agent, atom } => {
                 let holder = if agent.name == "self" {
                     self.agent
@@ -289,7 +309,9 @@ impl CondLowerer<'_> {
                     belief: BeliefId(belief),
                     args,
                 };
-                let test = if agent.name == "self" {
+                // `B(Guard)` inside agent `Guard` is `B(self)`: the agent's own belief (it was
+                // lowered as "Guard told Guard", an atom no plan makes; issue 29).
+                let test = if agent.name == "self" || holder == self.agent {
                     Cond::Believes(pattern)
                 } else {
                     Cond::Told(AgentId(holder as u32), pattern)
@@ -312,8 +334,14 @@ impl CondLowerer<'_> {
                     .unwrap_or(0);
                 Cond::Attending(pos as u32)
             }
-            _ => Cond::False,
+            _ => self.refuse(e.span),
         }
+    }
+
+    /// Records a part of a condition the lowering has no meaning for (see `refused`).
+    fn refuse(&mut self, span: Span) -> Cond {
+        self.refused.push(span);
+        Cond::False
     }
 
     /// A name of a condition: one of its variables, or an agent parameter (its value, when
@@ -376,13 +404,19 @@ impl CondLowerer<'_> {
             ExprKind::Unary(UnOp::Neg, a) => CondTerm::Neg(Box::new(self.term(a))),
             ExprKind::Binary(op, a, b) => match arith_op(*op) {
                 Some(op) => CondTerm::Arith(op, Box::new(self.term(a)), Box::new(self.term(b))),
-                None => CondTerm::Literal(Literal::Int(0)),
+                None => {
+                    self.refused.push(e.span);
+                    CondTerm::Literal(Literal::Int(0))
+                }
             },
             ExprKind::Chain { first, rest } => {
                 let (a, rest) = chain(first, rest, |x| self.term(x));
                 CondTerm::Chain(a, rest)
             }
-            _ => CondTerm::Literal(Literal::Int(0)),
+            _ => {
+                self.refused.push(e.span);
+                CondTerm::Literal(Literal::Int(0))
+            }
         }
     }
 }
@@ -417,6 +451,8 @@ struct Scope {
     slot_names: Vec<String>,
     labels: Vec<String>,
     tells: u32,
+    /// Expressions the lowering has no meaning for (see [`Lowerer::refused`]).
+    refused: std::cell::RefCell<Vec<Span>>,
 }
 
 impl Scope {
@@ -450,8 +486,11 @@ impl<'a> Lowerer<'a> {
                 args: &self.args[ai],
                 params: Vec::new(),
                 attention_order: &order,
+                refused: Vec::new(),
             };
             let lowered = c.cond(e);
+            let mismatch = crate::check::codes::TYPE_MISMATCH;
+            (self.refused.borrow_mut()).extend(c.refused.into_iter().map(|s| (s, mismatch)));
             (lowered, c.params)
         };
         let desires = a
@@ -679,28 +718,107 @@ impl<'a> Lowerer<'a> {
         Some(check::PlanRef { file, index })
     }
 
-    fn network(&mut self, agent: usize, binding: usize, root: check::PlanRef) -> Option<Network> {
-        let b = &self.program.agents[agent].bindings[binding];
-        // A binding argument is a literal or an agent parameter: its value, or, with none
-        // given, a placeholder the network records as unset (it is not explored).
-        let mut unset_params = Vec::new();
-        let root_args: Vec<Literal> = b
-            .args
-            .iter()
-            .filter_map(|e| match &e.kind {
-                ExprKind::Var(v) => {
-                    let p = self.program.agents[agent].param(&v.name)?;
-                    match self.args[agent].get(p).cloned().flatten() {
-                        Some(l) => Some(l),
-                        None => {
-                            unset_params.push(p as u32);
-                            Some(Literal::Int(0))
-                        }
+    /// A binding argument as a closed IR expression: literals, and the agent's parameters
+    /// replaced by their values. `None` when it reads a parameter with no value (recorded in
+    /// `unset`) or is not a constant (which the checker refuses).
+    fn constant(&self, agent: usize, e: &ast::Expr, unset: &mut Vec<u32>) -> Option<ir::Expr> {
+        let mut sub = |x: &ast::Expr| self.constant(agent, x, unset).map(Box::new);
+        Some(match &e.kind {
+            ExprKind::Int(n) => ir::Expr::Literal(Literal::Int(*n)),
+            ExprKind::Bool(v) => ir::Expr::Literal(Literal::Bool(*v)),
+            ExprKind::Str(v) => ir::Expr::Literal(Literal::Str(v.clone())),
+            ExprKind::Var(v) => {
+                let p = self.program.agents[agent].param(&v.name)?;
+                match self.args[agent].get(p).cloned().flatten() {
+                    Some(l) => ir::Expr::Literal(l),
+                    None => {
+                        unset.push(p as u32);
+                        return None;
                     }
                 }
-                _ => literal(e),
-            })
-            .collect();
+            }
+            ExprKind::Unary(UnOp::Neg, a) => ir::Expr::Neg(sub(a)?),
+            ExprKind::Unary(UnOp::Not, a) => ir::Expr::Not(sub(a)?),
+            ExprKind::Binary(op, a, b) => {
+                // Both sides first, so that every unset parameter is recorded.
+                let (a, b) = (sub(a), sub(b));
+                let (a, b) = (a?, b?);
+                match op {
+                    BinOp::And => ir::Expr::And(a, b),
+                    BinOp::Or => ir::Expr::Or(a, b),
+                    _ => match (compare_op(*op), arith_op(*op)) {
+                        (Some(c), _) => ir::Expr::Compare(c, a, b),
+                        (_, Some(o)) => ir::Expr::Arith(o, a, b),
+                        _ => return None,
+                    },
+                }
+            }
+            ExprKind::Chain { first, rest } => {
+                let first = sub(first);
+                let mut steps = Vec::with_capacity(rest.len());
+                let mut all = true;
+                for (op, x) in rest {
+                    match (arith_op(*op), self.constant(agent, x, unset)) {
+                        (Some(op), Some(x)) => steps.push((op, x)),
+                        _ => all = false,
+                    }
+                }
+                match (first, all) {
+                    (Some(first), true) => ir::Expr::Chain(first, steps),
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        })
+    }
+
+    fn network(&mut self, agent: usize, binding: usize, root: check::PlanRef) -> Option<Network> {
+        let b = &self.program.agents[agent].bindings[binding];
+        // A binding argument is a constant expression over literals and the agent's parameters
+        // (the checker refuses anything else): it is computed here, with the kernel's own
+        // evaluator, so the network starts with exactly the value a call inside a plan would
+        // pass. With a parameter it reads unset, the network records the parameter and is not
+        // explored; an argument whose computation faults (overflow, division by zero) is
+        // refused, since the agent could never start the plan.
+        let mut unset_params = Vec::new();
+        let mut root_args = Vec::with_capacity(b.args.len());
+        for arg in &b.args {
+            let unset_before = unset_params.len();
+            let value = self
+                .constant(agent, arg, &mut unset_params)
+                .map(|e| hilbert_kernel::eval::eval(&e, &[]));
+            root_args.push(match value {
+                Some(Ok(Value::Int(n))) => Literal::Int(n),
+                Some(Ok(Value::Bool(v))) => Literal::Bool(v),
+                Some(Ok(Value::Str(v))) => Literal::Str(v),
+                // A placeholder: the network is not explored (its parameters are unset).
+                None if unset_params.len() > unset_before => Literal::Int(0),
+                fault => {
+                    let why = match fault {
+                        Some(Err(hilbert_kernel::eval::EvalError::Overflow)) => {
+                            "its value is outside the 64-bit range"
+                        }
+                        Some(Err(hilbert_kernel::eval::EvalError::DivisionByZero)) => {
+                            "it divides by zero"
+                        }
+                        _ => "it is not a constant the compiler can compute",
+                    };
+                    self.diagnostics.push(
+                        Diagnostic::error(
+                            crate::check::codes::BAD_BINDING_ARGUMENT,
+                            arg.span,
+                            format!("this binding argument has no value: {why}"),
+                        )
+                        .with_label("computed when the agent starts the plan")
+                        .with_note("a binding's arguments are computed with the checked 64-bit arithmetic of plans")
+                        .with_help("pass a value within the range of Int"),
+                    );
+                    return None;
+                }
+            });
+        }
+        unset_params.sort_unstable();
+        unset_params.dedup();
         let mut nb = NetBuilder {
             agent,
             plans: Vec::new(),
@@ -755,6 +873,7 @@ impl<'a> Lowerer<'a> {
             slot_names: Vec::new(),
             labels: info.map(|i| i.labels.clone()).unwrap_or_default(),
             tells: 0,
+            refused: Default::default(),
         };
         let mut params = Vec::new();
         for p in &decl.params {
@@ -800,6 +919,8 @@ impl<'a> Lowerer<'a> {
         let on_stop = handler(HandlerKind::Stop, self, &mut scope);
         let on_resume = handler(HandlerKind::Resume, self, &mut scope);
         let on_abort = handler(HandlerKind::Abort, self, &mut scope);
+        let not_plan = crate::check::codes::NOT_A_PLAN_EXPRESSION;
+        (self.refused.get_mut()).extend(scope.refused.take().into_iter().map(|s| (s, not_plan)));
         PlanCode {
             name: decl.name.name.to_string(),
             file: self
@@ -980,7 +1101,10 @@ impl<'a> Lowerer<'a> {
                 let arms = arms
                     .iter()
                     .filter_map(|arm| {
-                        let lit = literal(&arm.pattern)?;
+                        let Some(lit) = literal(&arm.pattern) else {
+                            scope.refused.borrow_mut().push(arm.pattern.span);
+                            return None;
+                        };
                         Some((
                             lit,
                             self.scoped(nb, plan, file, &arm.body, scope, tail, under_par),
@@ -1171,7 +1295,10 @@ fn expr(e: &ast::Expr, scope: &Scope) -> ir::Expr {
         return ir::Expr::Literal(l);
     }
     match &e.kind {
-        ExprKind::Var(v) => ir::Expr::Slot(scope.lookup(&v.name).unwrap_or(Slot(0))),
+        ExprKind::Var(v) => match scope.lookup(&v.name) {
+            Some(slot) => ir::Expr::Slot(slot),
+            None => refuse(e, scope),
+        },
         ExprKind::Unary(UnOp::Neg, a) => ir::Expr::Neg(Box::new(expr(a, scope))),
         ExprKind::Unary(UnOp::Not, a) => ir::Expr::Not(Box::new(expr(a, scope))),
         ExprKind::Binary(BinOp::And, a, b) => {
@@ -1189,9 +1316,16 @@ fn expr(e: &ast::Expr, scope: &Scope) -> ir::Expr {
             match (compare_op(*op), arith_op(*op)) {
                 (Some(c), _) => ir::Expr::Compare(c, a, b),
                 (_, Some(o)) => ir::Expr::Arith(o, a, b),
-                _ => ir::Expr::Literal(Literal::Int(0)),
+                _ => refuse(e, scope),
             }
         }
-        _ => ir::Expr::Literal(Literal::Int(0)),
+        _ => refuse(e, scope),
     }
+}
+
+/// An expression the lowering has no meaning for (the checker refuses it): recorded, so that
+/// the lowering refuses it too, instead of lowering it as a default.
+fn refuse(e: &ast::Expr, scope: &Scope) -> ir::Expr {
+    scope.refused.borrow_mut().push(e.span);
+    ir::Expr::Literal(Literal::Int(0))
 }

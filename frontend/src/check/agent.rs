@@ -816,77 +816,91 @@ impl Checker<'_> {
                 if matches!(param.ty, Ty::Chan(_)) {
                     continue;
                 }
-                match self.constant_type(ai, arg) {
-                    Ok(t) if t == param.ty || t == Ty::Error || param.ty == Ty::Error => {}
-                    Ok(t) => self.emit(
+                let t = self.binding_argument_type(ai, arg);
+                if t != param.ty && t != Ty::Error && param.ty != Ty::Error {
+                    self.emit(
                         Diagnostic::error(
                             codes::BAD_BINDING_ARGUMENT,
                             arg.span,
-                            format!("the parameter `{}` is {}, but this argument is {t}", param.name, param.ty),
+                            format!(
+                                "the parameter `{}` is {}, but this argument is {t}",
+                                param.name, param.ty
+                            ),
                         )
                         .with_label(format!("{t}"))
                         .with_secondary(param.span, format!("`{}: {}`", param.name, param.ty))
                         .with_help(format!("pass {} here", param.ty.with_article())),
-                    ),
-                    Err(span) => self.emit(
-                        Diagnostic::error(
-                            codes::BAD_BINDING_ARGUMENT,
-                            span,
-                            "a binding argument must be a constant: literals and the agent's parameters",
-                        )
-                        .with_label("not a constant")
-                        .with_note("the arguments are fixed when the agent starts the plan; beliefs and variables are not known then")
-                        .with_help("use a literal or one of the agent's parameters"),
-                    ),
+                    );
                 }
             }
         }
         BindingTarget::Plan(r)
     }
 
-    /// The type of a constant expression over literals and agent parameters, or the span of a
-    /// part that is not constant.
-    fn constant_type(&self, ai: usize, e: &Expr) -> Result<Ty, Span> {
-        let info = &self.program.agents[ai];
-        Ok(match &e.kind {
+    /// The type of a binding argument: a constant expression over literals and the agent's
+    /// parameters (every operator of a plan's expressions), each operation typed as in a plan.
+    /// Reports what is not constant or ill-typed (HA0054) and answers [`Ty::Error`] for it, so
+    /// that nothing the lowering cannot compute is accepted.
+    fn binding_argument_type(&mut self, ai: usize, e: &Expr) -> Ty {
+        let code = codes::BAD_BINDING_ARGUMENT;
+        match &e.kind {
             ExprKind::Int(_) => Ty::Int,
             ExprKind::Str(_) => Ty::String,
             ExprKind::Bool(_) => Ty::Bool,
             ExprKind::Error => Ty::Error,
-            ExprKind::Var(v) => match info.param(&v.name) {
-                Some(i) => info.params[i].ty.clone(),
-                None => return Err(e.span),
-            },
-            ExprKind::Unary(UnOp::Neg, x) => {
-                let t = self.constant_type(ai, x)?;
-                if t == Ty::Int { Ty::Int } else { Ty::Error }
+            ExprKind::Float(_) => {
+                let why = "a plan's parameters are Int, String or Bool";
+                self.mismatch(code, e.span, &Ty::Float, "an Int", why);
+                Ty::Error
             }
-            ExprKind::Unary(UnOp::Not, x) => {
-                let t = self.constant_type(ai, x)?;
-                if t == Ty::Bool { Ty::Bool } else { Ty::Error }
+            ExprKind::Var(v) => {
+                let info = &self.program.agents[ai];
+                match info.param(&v.name) {
+                    Some(i) => info.params[i].ty.clone(),
+                    None => self.not_constant(e.span),
+                }
             }
-            ExprKind::Binary(op, l, r) => {
-                let (lt, rt) = (self.constant_type(ai, l)?, self.constant_type(ai, r)?);
-                match op {
-                    BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem => {
-                        if lt == Ty::Int && rt == Ty::Int {
-                            Ty::Int
-                        } else {
-                            Ty::Error
-                        }
+            ExprKind::Unary(op, x) => {
+                let (want, ty, why) = match op {
+                    UnOp::Neg => (Ty::Int, "Int", "`-` negates an Int"),
+                    UnOp::Not => (Ty::Bool, "Bool", "`¬` negates a Bool"),
+                };
+                let t = self.binding_argument_type(ai, x);
+                if t != want && t != Ty::Error {
+                    self.mismatch(code, x.span, &t, ty, why);
+                }
+                want
+            }
+            ExprKind::Binary(op @ (BinOp::And | BinOp::Or), l, r) => {
+                for x in [l, r] {
+                    let t = self.binding_argument_type(ai, x);
+                    if t != Ty::Bool && t != Ty::Error {
+                        let why = format!("`{}` joins Bools", op.symbol());
+                        self.mismatch(code, x.span, &t, "Bool", &why);
                     }
-                    _ => Ty::Bool,
                 }
+                Ty::Bool
             }
-            ExprKind::Chain { first, rest } => {
-                let mut all_int = true;
-                for x in chain_operands(first, rest) {
-                    all_int &= self.constant_type(ai, x)? == Ty::Int;
-                }
-                if all_int { Ty::Int } else { Ty::Error }
+            ExprKind::Binary(..) | ExprKind::Chain { .. } => {
+                operation_type(self, code, e, &mut |c, x| c.binding_argument_type(ai, x))
             }
-            _ => return Err(e.span),
-        })
+            _ => self.not_constant(e.span),
+        }
+    }
+
+    /// Reports a binding argument that is not a constant; its type is unknown.
+    fn not_constant(&mut self, span: Span) -> Ty {
+        self.emit(
+            Diagnostic::error(
+                codes::BAD_BINDING_ARGUMENT,
+                span,
+                "a binding argument must be a constant: literals and the agent's parameters",
+            )
+            .with_label("not a constant")
+            .with_note("the arguments are fixed when the agent starts the plan; beliefs and variables are not known then")
+            .with_help("use a literal or one of the agent's parameters, or an expression of them (`t + 1`)"),
+        );
+        Ty::Error
     }
 
     // ------------------------------------------------------------ conditions
@@ -1085,7 +1099,22 @@ impl Checker<'_> {
     fn cexpr(&mut self, ai: usize, e: &Expr, env: &HashSet<String>, cx: &mut Cond) -> Ty {
         match &e.kind {
             ExprKind::Int(_) => Ty::Int,
-            ExprKind::Float(_) => Ty::Float,
+            // Conditions are over beliefs, parameters and variables, which are Int, String or
+            // Bool: a decimal has nothing to compare with but another decimal, and the IR has
+            // no decimals (`0.1 = 0.2` was lowered as `0 = 0`, issue 29).
+            ExprKind::Float(_) => {
+                self.emit(
+                    Diagnostic::error(
+                        codes::TYPE_MISMATCH,
+                        e.span,
+                        "a decimal number cannot be used in a condition",
+                    )
+                    .with_label("a decimal")
+                    .with_note("conditions compare beliefs, parameters and variables, which are Int, String or Bool; decimals are for values (`value`, `.hb`)")
+                    .with_help("write an integer"),
+                );
+                Ty::Error
+            }
             ExprKind::Str(_) => Ty::String,
             ExprKind::Bool(_) => Ty::Bool,
             ExprKind::Error => Ty::Error,

@@ -1570,6 +1570,19 @@ impl<'a> Parser<'a> {
             let start = self.tok().span;
             let before = self.pos;
             if self.eat_kw("when") {
+                if other.is_some() {
+                    // `other` matches every value: an arm after it would never run, and the
+                    // grammar puts `other` last (issue 29: it was accepted silently).
+                    let d = Diagnostic::error(
+                        codes::unexpected_token(self.dialect),
+                        start,
+                        "a `when` arm after `other` would never run",
+                    )
+                    .with_label("after `other`")
+                    .with_note("arms are tried in order, and `other` matches every value")
+                    .with_help("move the `other` arm to the end of the match");
+                    self.report(d);
+                }
                 let pattern = self.expr();
                 if self
                     .expect(TokenKind::MapsTo, "`↦` (`=>`) and the arm's process")
