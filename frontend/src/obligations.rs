@@ -559,9 +559,15 @@ pub fn prove_reusing(
                 }
                 tells.sort();
                 tells.dedup_by(|a, b| a.0 == b.0);
+                let handled = handler_tells(net, code);
                 for (n, j, pred) in tells {
                     let status = if let Some(reason) = &bound {
                         Status::Unproved(reason.clone())
+                    } else if let Some((_, h)) = handled.iter().find(|(k, _)| *k == n) {
+                        Status::Unproved(format!(
+                            "the tell is in the `{h}` handler of `{}`: a handler also runs when an intention is released or stopped at run time, in any state, and those runs are not explored yet",
+                            code.name
+                        ))
                     } else {
                         tell_feasible(ir, net, graph, ir::PlanId(pi as u32), n)
                     };
@@ -1104,11 +1110,36 @@ fn tell_feasible(ir: &Ir, net: &Network, graph: &Graph, plan: ir::PlanId, n: u32
 
 /// Every node of a plan's body and handlers.
 fn plan_nodes(net: &Network, code: &ir::PlanCode) -> Vec<ir::NodeId> {
+    nodes_from(
+        net,
+        [Some(code.body), code.on_stop, code.on_resume, code.on_abort]
+            .into_iter()
+            .flatten()
+            .collect(),
+    )
+}
+
+/// The tells inside a plan's handlers (`on stop`, `on resume`, `on abort`), by number, with
+/// the handler's name: their theorems are unproved, as the kernel's are (`tell.handler`).
+fn handler_tells(net: &Network, code: &ir::PlanCode) -> Vec<(u32, &'static str)> {
     let mut out = Vec::new();
-    let mut stack: Vec<ir::NodeId> = [Some(code.body), code.on_stop, code.on_resume, code.on_abort]
-        .into_iter()
-        .flatten()
-        .collect();
+    for (h, root) in [
+        ("on stop", code.on_stop),
+        ("on resume", code.on_resume),
+        ("on abort", code.on_abort),
+    ] {
+        for n in nodes_from(net, root.into_iter().collect()) {
+            if let Node::Tell { index, .. } = &net.nodes[n.0 as usize] {
+                out.push((*index, h));
+            }
+        }
+    }
+    out
+}
+
+/// Every node reachable from `roots` through the structure of the code.
+fn nodes_from(net: &Network, mut stack: Vec<ir::NodeId>) -> Vec<ir::NodeId> {
+    let mut out = Vec::new();
     while let Some(n) = stack.pop() {
         out.push(n);
         match &net.nodes[n.0 as usize] {

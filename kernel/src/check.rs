@@ -141,6 +141,9 @@ pub enum Kind {
     Released(usize, Atom),
     /// `Plan_tell_feasible_N`.
     TellFeasible(PlanId, u32),
+    /// `Plan_tell_feasible_N` of a tell inside a handler: never proved (`tell.handler`), as the
+    /// handler runs that releasing or stopping an intention starts at run time are not explored.
+    TellInHandler(PlanId, u32),
     /// `Agent.Binding_frame`: the frame conditions on the explored worlds, for the desires the
     /// binding serves (indices into the agent's desires). An obligation, not a theorem.
     Frame(Vec<usize>),
@@ -237,21 +240,26 @@ pub fn obligations(ir: &Ir, n: usize) -> Result<Vec<(String, Kind)>, String> {
         }
     }
     for (pi, code) in net.plans.iter().enumerate() {
-        let nodes = nodes_of(net, code);
-        walk(nodes.len())?;
-        let mut tells: Vec<u32> = nodes
-            .into_iter()
-            .filter_map(|i| match net.nodes.get(i) {
-                Some(Node::Tell { index, .. }) => Some(*index),
-                _ => None,
-            })
-            .collect();
+        let handlers = [code.on_stop, code.on_resume, code.on_abort];
+        let tell = |i: usize| match net.nodes.get(i) {
+            Some(Node::Tell { index, .. }) => Some(*index),
+            _ => None,
+        };
+        let nodes = nodes_of(net, handlers.into_iter().chain([Some(code.body)]));
+        let handled = nodes_of(net, handlers);
+        walk(nodes.len() + handled.len())?;
+        let handled: BTreeSet<u32> = handled.into_iter().filter_map(tell).collect();
+        let mut tells: Vec<u32> = nodes.into_iter().filter_map(tell).collect();
         tells.sort_unstable();
         tells.dedup();
         for k in tells {
+            let kind = match handled.contains(&k) {
+                true => Kind::TellInHandler,
+                false => Kind::TellFeasible,
+            };
             out.push((
                 format!("{}_tell_feasible_{k}", code.name),
-                Kind::TellFeasible(PlanId(pi as u32), k),
+                kind(PlanId(pi as u32), k),
             ));
         }
     }
@@ -269,13 +277,9 @@ pub fn obligations(ir: &Ir, n: usize) -> Result<Vec<(String, Kind)>, String> {
 /// network once per `impossible` condition): a larger IR is refused, not walked.
 pub const MAX_CODE_WALK: u64 = 1 << 22;
 
-/// The nodes in the code of `code` (its body and handlers), each once.
-fn nodes_of(net: &Network, code: &hilbert_certificates::ir::PlanCode) -> BTreeSet<usize> {
-    let mut stack: Vec<usize> = [Some(code.body), code.on_stop, code.on_resume, code.on_abort]
-        .into_iter()
-        .flatten()
-        .map(|n| n.0 as usize)
-        .collect();
+/// The nodes reachable from `roots` (a plan's body and handlers) through the code, each once.
+fn nodes_of(net: &Network, roots: impl IntoIterator<Item = Option<NodeId>>) -> BTreeSet<usize> {
+    let mut stack: Vec<usize> = roots.into_iter().flatten().map(|n| n.0 as usize).collect();
     let mut seen = BTreeSet::new();
     while let Some(n) = stack.pop() {
         if !seen.insert(n) {
@@ -1356,6 +1360,14 @@ fn check_witness(
         (Kind::TellFeasible(plan, k), Witness::TellFeasible { .. }) => {
             check_tells(c, *plan, *k, oblig)
         }
+        (Kind::TellInHandler(_, k), Witness::TellFeasible { .. }) => refusal(
+            oblig,
+            None,
+            "tell.handler",
+            format!(
+                "tell {k} is in a handler, and the handler runs that releasing or stopping an intention starts at run time are not explored: its feasibility is unproved"
+            ),
+        ),
         _ => refusal(
             oblig,
             None,
