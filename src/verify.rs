@@ -362,6 +362,7 @@ pub fn run(args: &Args) -> u8 {
                 invalid: Some(why),
                 admitted: None,
                 work: 0,
+                scene: None,
             };
             let report = match &lowered {
                 None => check(bytes, None),

@@ -94,7 +94,7 @@ pub enum Verdict {
 }
 
 /// The kernel's word on one certificate.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Report {
     /// The network's name (`Agent.Binding`), when the certificate decoded.
     pub network: Option<String>,
@@ -106,6 +106,8 @@ pub struct Report {
     pub admitted: Option<Admitted>,
     /// The work the check took, in the units of [`work_limit`].
     pub work: u64,
+    /// The scene's states and steps, as the kernel recomputed them, once its table closed.
+    pub scene: Option<(usize, usize)>,
 }
 
 impl Report {
@@ -116,6 +118,7 @@ impl Report {
             invalid: Some(reason),
             admitted: None,
             work: 0,
+            scene: None,
         }
     }
 }
@@ -1214,6 +1217,7 @@ fn check_body(body: &Body, budget: &Budget, digest: [u8; 32]) -> Report {
         invalid: None,
         admitted: None,
         work: 0,
+        scene: None,
     };
     if let Some(&p) = net.unset_params.first() {
         // The scene itself is not fixed: the binding passes a parameter that has no value, so
@@ -1244,6 +1248,8 @@ fn check_body(body: &Body, budget: &Budget, digest: [u8; 32]) -> Report {
             "state 0 is not the scene's initial state".into(),
         ))
     };
+    report.scene =
+        (closed.as_ref().ok()).map(|c| (c.table.len(), c.succ.iter().map(Vec::len).sum()));
     for (k, (oblig, kind)) in derived.iter().enumerate() {
         let verdict = match body.witnesses.get(k) {
             None => refusal(
