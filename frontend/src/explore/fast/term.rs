@@ -83,6 +83,9 @@ pub(crate) enum T {
         inst: u32,
         plan: u32,
         ready: bool,
+        /// 0, or the number (from 1) of the command the thread waits for, inside a step (the
+        /// reference's `Mode::Waiting`); no state holds a waiting thread.
+        wait: u32,
         stack: Box<[u32]>,
         env: Box<[V]>,
     },
@@ -283,6 +286,9 @@ pub(crate) fn meta_of(net: &Network, terms: &dyn Terms, t: &T) -> Meta {
     match t {
         T::Done => meta.done = true,
         T::Faulted(f) => meta.fault = Some(f.clone()),
+        T::Thread { wait, .. } if *wait != 0 => {
+            // A waiting thread does not run, with effects or without, at no cost.
+        }
         T::Thread { ready, stack, .. } => {
             if !*ready {
                 meta.stable = [false, false];
