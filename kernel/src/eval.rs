@@ -115,6 +115,28 @@ pub fn holds_within(
     solve(&[cond], &w, &mut Vec::new())
 }
 
+/// The agent's attention with these beliefs (`docs/semantics.md`, Attention): from the initial
+/// attention (0), each `when φ attend A` rule in source order whose φ holds, read with the
+/// attention so far, moves it to A. `spend` as for [`holds_within`].
+pub fn attention_within(
+    agent: &Agent,
+    beliefs: &BTreeSet<Atom>,
+    spend: &dyn Fn(u64) -> bool,
+) -> u32 {
+    agent.attends.iter().fold(0, |a, (c, to)| {
+        if holds_within(c, beliefs, Some(a), spend) {
+            *to
+        } else {
+            a
+        }
+    })
+}
+
+/// [`attention_within`] with no limit.
+pub fn attention(agent: &Agent, beliefs: &BTreeSet<Atom>) -> u32 {
+    attention_within(agent, beliefs, &|_| true)
+}
+
 /// What a condition is evaluated in.
 struct World<'a> {
     beliefs: &'a BTreeSet<Atom>,
