@@ -167,6 +167,22 @@ fn the_runtime_computes_the_attention_the_build_reads() {
         "the goal needs Calm attention: {}",
         run.stdout
     );
+    // The alarm forgotten, no attend rule holds: the attention is the initial one again, the
+    // goal holds and the intention is released achieved (the attention used to stay Alarmed).
+    let plans = "plan Main() : A\n{\n  c : chan Int\n  body ≔ (believe alarm(1) ; x ← c ; forget alarm(1) ; believe done(1)) ‖ 1 → c\n}\n";
+    let dir = TempDir::with_files(&[
+        ("A.ha", agent.as_bytes()),
+        ("P.hk", plans.as_bytes()),
+        ("W.hk", waiter.as_bytes()),
+    ]);
+    let run = hilbert(&["run", &dir.path(), "--agent", "A"], None);
+    assert_eq!(run.code, Some(0), "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("attention Alarmed → Calm"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("(D achieved)"), "{}", run.stdout);
 }
 
 // ---------------------------------------------------------------- item 5: after a tail call
@@ -447,6 +463,17 @@ plan Main() : A
 #[test]
 fn a_handler_commanding_its_own_instance_while_it_is_aborted_is_passed_over() {
     for command in ["abort self", "stop self", "restart self"] {
+        // The instance aborts itself; its handler's command on it does nothing (it used to
+        // start the handler again, and again, until the step diverged).
+        let plans = format!(
+            "plan Main() : A\n{{\n  body ≔ abort self\n  on abort ≔ {command} ; believe x(1)\n}}\n"
+        );
+        assert_eq!(
+            main_verdicts("B(self) x(1)", &plans),
+            pair("proved", "proved"),
+            "{command}, on itself"
+        );
+        // Aborted through a label around it: the same.
         let plans = format!(
             "plan C() : A\n{{\n  body ≔ STOP\n  on abort ≔ {command} ; believe x(1)\n}}\nplan Main() : A ≔ (l : C()) ‖ abort l\n"
         );
