@@ -486,6 +486,38 @@ fn a_handler_commanding_its_own_instance_while_it_is_aborted_is_passed_over() {
 }
 
 #[test]
+fn an_abort_cuts_short_the_handlers_of_a_stop_but_a_stop_does_not() {
+    // C's `on stop` waits for ever; `abort l`, landing while it runs, cuts it short and runs
+    // C's `on abort`.
+    let plans = "plan C(c: chan Int) : A
+{
+  body ≔ STOP
+  on stop ≔ y ← c
+  on abort ≔ believe x(1)
+}
+plan Main() : A
+{
+  c : chan Int
+  body ≔ (l : C(c)) ‖ (stop l ; COMMAND l)
+}
+";
+    let abort = plans.replace("COMMAND", "abort");
+    assert_eq!(
+        main_verdicts("B(self) x(1)", &abort),
+        pair("proved", "proved")
+    );
+    // A second stop, or a resume, does nothing: the first stop's handler still waits.
+    for command in ["stop", "resume"] {
+        let plans = plans.replace("COMMAND", command);
+        assert_eq!(
+            main_verdicts("B(self) x(1)", &plans),
+            pair("refuted", "refuted"),
+            "{command}"
+        );
+    }
+}
+
+#[test]
 fn division_and_remainder_round_toward_zero() {
     let plans =
         "plan Main() : A ≔ believe done(-7 / 2) ; believe x(-7 % 2) ; believe alarm(7 % -2)\n";

@@ -564,8 +564,12 @@ impl<'a> Semantics<'a> {
             _ => return target,
         };
         let then = match (command, body) {
-            // Its handlers are running: it is being stopped, resumed, aborted or restarted.
-            (_, Term::Handling { .. }) => return target,
+            // Being aborted or restarted: nothing changes that. Being stopped or resumed: only
+            // `abort` and `restart` land, cutting those handlers short.
+            (_, Term::Handling { then, .. }) if matches!(then, After::End | After::Restart(_)) => {
+                return target;
+            }
+            (Command::Stop | Command::Resume, Term::Handling { .. }) => return target,
             (Command::Stop, Term::Suspended(_)) => return target,
             (Command::Resume, Term::Suspended(saved)) => After::Continue(saved),
             (Command::Resume, _) => return target,

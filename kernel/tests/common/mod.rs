@@ -260,16 +260,11 @@ pub fn claim_holds(body: &Body) -> Option<bool> {
                 let goal = |s: usize| {
                     let beliefs = &states[s].beliefs;
                     let a = attention(agent, beliefs);
-                    desire
-                        .achieved
-                        .iter()
-                        .any(|c| holds(c, beliefs, Some(a)))
+                    desire.achieved.iter().any(|c| holds(c, beliefs, Some(a)))
                 };
                 let attention_unknown = desire.achieved.iter().any(|c| c.reads_attention())
                     && agent.attention_unset_param().is_some();
-                desire.params_used.is_empty()
-                    && !attention_unknown
-                    && inevitable(&graph, &goal)[0]
+                desire.params_used.is_empty() && !attention_unknown && inevitable(&graph, &goal)[0]
             }
             Kind::Released(_, atom) => {
                 let starts: Vec<State> = states

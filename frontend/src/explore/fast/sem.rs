@@ -502,7 +502,12 @@ impl<'n> Code<'n> {
             _ => return target,
         };
         let then = match (command, ar.get(body)) {
-            (_, T::Handling { .. }) => return target,
+            // As the kernel: nothing lands on a target being aborted or restarted; only abort
+            // and restart on one being stopped or resumed.
+            (_, T::Handling { then, .. }) if matches!(then, After::End | After::Restart(_)) => {
+                return target;
+            }
+            (Command::Stop | Command::Resume, T::Handling { .. }) => return target,
             (Command::Stop, T::Suspended(_)) => return target,
             (Command::Resume, T::Suspended(saved)) => After::Continue(*saved),
             (Command::Resume, _) => return target,
