@@ -98,11 +98,26 @@ agent Other : Agency
     )
 }
 
+/// The plan of agent `Other`.
+const WAITER: &str = "plan Wait() : Other ≔ believe done(7)\n";
+
 /// [`build`] of [`agent`] with `goal` and the plans `plans` (in `P.hk`).
 fn verdicts(goal: &str, plans: &str) -> BTreeMap<String, Verdict> {
+    build(&[("A.ha", &agent(goal)), ("P.hk", plans), ("W.hk", WAITER)])
+}
+
+/// `hilbert run` of agent `A` of [`agent`] with `goal` and the plans `plans`, with `args`.
+fn run(goal: &str, plans: &str, args: &[&str]) -> common::Run {
     let agent = agent(goal);
-    let waiter = "plan Wait() : Other ≔ believe done(7)\n";
-    build(&[("A.ha", &agent), ("P.hk", plans), ("W.hk", waiter)])
+    let dir = TempDir::with_files(&[
+        ("A.ha", agent.as_bytes()),
+        ("P.hk", plans.as_bytes()),
+        ("W.hk", WAITER.as_bytes()),
+    ]);
+    let path = dir.path();
+    let mut all = vec!["run", path.as_str(), "--agent", "A"];
+    all.extend(args);
+    hilbert(&all, None)
 }
 
 /// (no deadlock, live) of `Main`.
@@ -148,15 +163,9 @@ fn a_goal_reads_the_attention_its_state_gives_not_the_initial_one() {
 
 #[test]
 fn the_runtime_computes_the_attention_the_build_reads() {
-    let agent = agent("B(self) done(1) ∧ attending Calm");
+    let goal = "B(self) done(1) ∧ attending Calm";
     let plans = "plan Main() : A ≔ believe alarm(1) ; believe done(1)\n";
-    let waiter = "plan Wait() : Other ≔ believe done(7)\n";
-    let dir = TempDir::with_files(&[
-        ("A.ha", agent.as_bytes()),
-        ("P.hk", plans.as_bytes()),
-        ("W.hk", waiter.as_bytes()),
-    ]);
-    let run = hilbert(&["run", &dir.path(), "--agent", "A", "--unverified"], None);
+    let run = run(goal, plans, &["--unverified"]);
     assert!(
         run.stdout.contains("attention Calm → Alarmed"),
         "{}",
@@ -170,12 +179,7 @@ fn the_runtime_computes_the_attention_the_build_reads() {
     // The alarm forgotten, no attend rule holds: the attention is the initial one again, the
     // goal holds and the intention is released achieved (the attention used to stay Alarmed).
     let plans = "plan Main() : A\n{\n  c : chan Int\n  body ≔ (believe alarm(1) ; x ← c ; forget alarm(1) ; believe done(1)) ‖ 1 → c\n}\n";
-    let dir = TempDir::with_files(&[
-        ("A.ha", agent.as_bytes()),
-        ("P.hk", plans.as_bytes()),
-        ("W.hk", waiter.as_bytes()),
-    ]);
-    let run = hilbert(&["run", &dir.path(), "--agent", "A"], None);
+    let run = self::run(goal, plans, &[]);
     assert_eq!(run.code, Some(0), "{}\n{}", run.stdout, run.stderr);
     assert!(
         run.stdout.contains("attention Alarmed → Calm"),
@@ -207,15 +211,8 @@ fn a_command_on_self_after_a_tail_call_lands_before_what_follows_it() {
 
 #[test]
 fn run_does_not_believe_what_follows_abort_self_after_a_tail_call() {
-    let agent = agent("B(self) done(2)");
     let plans = "plan Main() : A ≔ GiveUp()\nplan GiveUp() : A ≔ abort self ; believe done(2)\n";
-    let waiter = "plan Wait() : Other ≔ believe done(7)\n";
-    let dir = TempDir::with_files(&[
-        ("A.ha", agent.as_bytes()),
-        ("P.hk", plans.as_bytes()),
-        ("W.hk", waiter.as_bytes()),
-    ]);
-    let run = hilbert(&["run", &dir.path(), "--agent", "A", "--unverified"], None);
+    let run = run("B(self) done(2)", plans, &["--unverified"]);
     assert!(run.stdout.contains("adopt"), "{}", run.stdout);
     assert!(!run.stdout.contains("+done(2)"), "{}", run.stdout);
 }

@@ -500,21 +500,13 @@ impl<'a> Semantics<'a> {
             }
             ctx.fuel -= 1;
             term = self.apply_command(term, issuer, command, target);
-            term = map_waiting(term, &mut |t| match t {
-                Term::Thread {
-                    inst,
-                    plan,
-                    stack,
-                    env,
-                    mode: Mode::Waiting(n),
-                } if n == number => Term::Thread {
-                    inst,
-                    plan,
-                    stack,
-                    env,
-                    mode: Mode::Running,
-                },
-                other => other,
+            term = map_waiting(term, &mut |mut t| {
+                if let Term::Thread { mode, .. } = &mut t
+                    && *mode == Mode::Waiting(number)
+                {
+                    *mode = Mode::Running;
+                }
+                t
             });
             term = self.settle(term, ctx);
         }
@@ -566,9 +558,13 @@ impl<'a> Semantics<'a> {
         let then = match (command, body) {
             // Being aborted or restarted: nothing changes that. Being stopped or resumed: only
             // `abort` and `restart` land, cutting those handlers short.
-            (_, Term::Handling { then, .. }) if matches!(then, After::End | After::Restart(_)) => {
-                return target;
-            }
+            (
+                _,
+                Term::Handling {
+                    then: After::End | After::Restart(_),
+                    ..
+                },
+            ) => return target,
             (Command::Stop | Command::Resume, Term::Handling { .. }) => return target,
             (Command::Stop, Term::Suspended(_)) => return target,
             (Command::Resume, Term::Suspended(saved)) => After::Continue(saved),
@@ -611,25 +607,20 @@ impl<'a> Semantics<'a> {
     /// are stopped on their own (inside the target's process, not the target itself).
     fn handlers_of(&self, target: &Term, command: Command) -> Term {
         let skip_stopped = matches!(command, Command::Stop | Command::Resume);
-        let unsuspended = |body: &'_ Term| match body {
-            Term::Suspended(kept) => (**kept).clone(),
-            other => other.clone(),
-        };
         let mut instances = Vec::new();
-        match target {
-            Term::Label { body, .. } => {
-                collect_instances(&unsuspended(body), skip_stopped, &mut instances)
-            }
-            Term::Inst {
-                inst,
-                plan,
-                params,
-                body,
-            } => {
-                collect_instances(&unsuspended(body), skip_stopped, &mut instances);
-                instances.push((*inst, *plan, params.clone()));
-            }
-            _ => {}
+        // The target's process, out of its own suspension (for `resume`), then the target.
+        if let Term::Label { body, .. } | Term::Inst { body, .. } = target {
+            let inside = match &**body {
+                Term::Suspended(kept) => kept,
+                _ => body,
+            };
+            collect_instances(inside, skip_stopped, &mut instances);
+        }
+        if let Term::Inst {
+            inst, plan, params, ..
+        } = target
+        {
+            instances.push((*inst, *plan, params.clone()));
         }
         let mut threads = Vec::new();
         for (inst, plan, params) in instances {

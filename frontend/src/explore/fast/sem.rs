@@ -401,17 +401,7 @@ impl<'n> Code<'n> {
                     stack,
                     env,
                     ..
-                } if wait == number => ar.mk(
-                    self.net,
-                    T::Thread {
-                        inst,
-                        plan,
-                        ready: false,
-                        wait: 0,
-                        stack,
-                        env,
-                    },
-                ),
+                } if wait == number => self.thread(ar, inst, plan, false, stack.into_vec(), env),
                 _ => t,
             });
             term = self.run(ar, term, ctx, true);
@@ -504,9 +494,13 @@ impl<'n> Code<'n> {
         let then = match (command, ar.get(body)) {
             // As the kernel: nothing lands on a target being aborted or restarted; only abort
             // and restart on one being stopped or resumed.
-            (_, T::Handling { then, .. }) if matches!(then, After::End | After::Restart(_)) => {
-                return target;
-            }
+            (
+                _,
+                T::Handling {
+                    then: After::End | After::Restart(_),
+                    ..
+                },
+            ) => return target,
             (Command::Stop | Command::Resume, T::Handling { .. }) => return target,
             (Command::Stop, T::Suspended(_)) => return target,
             (Command::Resume, T::Suspended(saved)) => After::Continue(*saved),
@@ -550,25 +544,20 @@ impl<'n> Code<'n> {
 
     fn handlers_of(&self, ar: &mut Overlay, target: Tid, command: Command) -> Tid {
         let skip_stopped = matches!(command, Command::Stop | Command::Resume);
-        let unsuspended = |ar: &Overlay, body: Tid| match ar.get(body) {
-            T::Suspended(kept) => *kept,
-            _ => body,
-        };
         let mut instances = Vec::new();
-        match ar.get(target).clone() {
-            T::Label { body, .. } => {
-                collect_instances(ar, unsuspended(ar, body), skip_stopped, &mut instances)
-            }
-            T::Inst {
-                inst,
-                plan,
-                params,
-                body,
-            } => {
-                collect_instances(ar, unsuspended(ar, body), skip_stopped, &mut instances);
-                instances.push((inst, plan, params));
-            }
-            _ => {}
+        // As the kernel: the target's process, out of its own suspension, then the target.
+        if let T::Label { body, .. } | T::Inst { body, .. } = ar.get(target) {
+            let inside = match ar.get(*body) {
+                T::Suspended(kept) => *kept,
+                _ => *body,
+            };
+            collect_instances(ar, inside, skip_stopped, &mut instances);
+        }
+        if let T::Inst {
+            inst, plan, params, ..
+        } = ar.get(target)
+        {
+            instances.push((*inst, *plan, params.clone()));
         }
         let mut threads = Vec::new();
         for (inst, plan, params) in instances {
