@@ -417,12 +417,12 @@ impl<'n> Code<'n> {
         term: Tid,
         f: &mut dyn FnMut(&mut Overlay, Tid, T) -> Tid,
     ) -> Tid {
-        let t = ar.get(term).clone();
-        if let T::Thread { wait, .. } = t {
-            return if wait != 0 { f(ar, term, t) } else { term };
-        }
-        if children(&t).is_empty() {
+        if !ar.meta(term).waiting {
             return term;
+        }
+        let t = ar.get(term).clone();
+        if let T::Thread { .. } = t {
+            return f(ar, term, t);
         }
         let mut changed = false;
         let mapped = map_children(t, &mut |c| {

@@ -124,6 +124,8 @@ pub(crate) struct Meta {
     pub height: u32,
     pub done: bool,
     pub fault: Option<Fault>,
+    /// Whether a thread waiting for its command is inside (only ever so within a step).
+    pub waiting: bool,
 }
 
 /// An arena of interned terms.
@@ -282,6 +284,7 @@ pub(crate) fn meta_of(net: &Network, terms: &dyn Terms, t: &T) -> Meta {
         height: 0,
         done: false,
         fault: None,
+        waiting: false,
     };
     match t {
         T::Done => meta.done = true,
@@ -344,6 +347,8 @@ pub(crate) fn meta_of(net: &Network, terms: &dyn Terms, t: &T) -> Meta {
             meta.fault = b.fault.clone();
         }
     }
+    meta.waiting = matches!(t, T::Thread { wait, .. } if *wait != 0)
+        || all_children(t).into_iter().any(|c| m(c).waiting);
     meta
 }
 
