@@ -347,8 +347,19 @@ pub(crate) fn meta_of(net: &Network, terms: &dyn Terms, t: &T) -> Meta {
             meta.fault = b.fault.clone();
         }
     }
-    meta.waiting = matches!(t, T::Thread { wait, .. } if *wait != 0)
-        || all_children(t).into_iter().any(|c| m(c).waiting);
+    // Where `sem::map_waiting` looks (a waiting thread is never anywhere else).
+    meta.waiting = match t {
+        T::Done | T::Faulted(_) => false,
+        T::Thread { wait, .. } => *wait != 0,
+        T::Then(a, _) | T::Suspended(a) => m(*a).waiting,
+        T::Par(cs) | T::Choice(cs) => cs.iter().any(|&c| m(c).waiting),
+        T::Interrupt(p, q) => m(*p).waiting || m(*q).waiting,
+        T::Label { body, .. } | T::Inst { body, .. } => m(*body).waiting,
+        T::Handling { body, then } => {
+            m(*body).waiting
+                || matches!(then, After::Suspend(s) | After::Continue(s) if m(*s).waiting)
+        }
+    };
     meta
 }
 
