@@ -162,6 +162,24 @@ fn a_goal_reads_the_attention_its_state_gives_not_the_initial_one() {
 }
 
 #[test]
+fn a_goal_reading_an_attention_computed_from_an_unset_parameter_is_unproved() {
+    let agent = agent("B(self) done(1) ∧ attending Calm")
+        .replace("agent A : Agency", "agent A(level: Int) : Agency")
+        .replace(
+            "when B(self) alarm(1) attend",
+            "when B(self) alarm(level) attend",
+        );
+    let plans = "plan Main() : A ≔ believe done(1)\n";
+    let v = build(&[("A.ha", &agent), ("P.hk", plans), ("W.hk", WAITER)]);
+    assert_eq!(status(&v, "Main_live_D"), "unproved");
+    assert_eq!(status(&v, "Main_no_deadlock"), "proved");
+    // A goal that does not read the attention does not depend on it.
+    let agent = agent.replace("B(self) done(1) ∧ attending Calm", "B(self) done(1)");
+    let v = build(&[("A.ha", &agent), ("P.hk", plans), ("W.hk", WAITER)]);
+    assert_eq!(status(&v, "Main_live_D"), "proved");
+}
+
+#[test]
 fn the_runtime_computes_the_attention_the_build_reads() {
     let goal = "B(self) done(1) ∧ attending Calm";
     let plans = "plan Main() : A ≔ believe alarm(1) ; believe done(1)\n";
