@@ -889,10 +889,10 @@ impl<'a> Semantics<'a> {
                     stack.pop();
                 }
                 Node::Command { command, target } => {
-                    // The command lands before the thread goes on: the thread waits, still
-                    // running, so that a command on its own instance (`self`) or on a label
-                    // around it finds its target, and what follows the command runs only if
-                    // the target was elsewhere (or, after `stop`, when it is resumed).
+                    // The command lands before the thread goes on: the thread waits for it
+                    // (and for it alone), so that a command on its own instance (`self`) or on
+                    // a label around it finds its target, and what follows the command runs
+                    // only if the target was elsewhere (or, after `stop`, when it is resumed).
                     let number = ctx.issued;
                     ctx.issued += 1;
                     ctx.commands.push((number, inst, *command, *target));
