@@ -7,3 +7,6 @@ pub mod decide;
 pub mod model;
 pub mod pipeline;
 pub mod sem;
+pub mod campaign;
+pub mod generate;
+pub mod shrink;

@@ -1,33 +1,29 @@
-//! The long differential run: random projects, the build against the oracle (oracle/README.md).
+//! The long differential run: random projects, `hilbert build`'s prover against the oracle
+//! (oracle/README.md).
+//!
+//! `difftest --seconds N --seed S [--count N] [--no-shrink] [--save DIR]`: generate projects
+//! from seed S on, for N seconds; print the rate, the coverage of the grammar and every
+//! disagreement class with its minimal project (and, with `--save`, write each minimal project
+//! under DIR/<class>/). `difftest --project DIR [AGENT.NAME=VALUE…]`: compare one project.
+//! `difftest --print SEED`: print the project of a seed.
 
-use hilbert_oracle::pipeline::{self, Outcome, Sources};
+use hilbert_oracle::campaign::{self, Plan};
+use hilbert_oracle::pipeline::{self, Outcome};
+use std::time::Duration;
 
-fn read_dir(dir: &str, params: &[String]) -> Sources {
-    let mut files = Vec::new();
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .expect("a readable directory")
-        .flatten()
-        .map(|e| e.path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        let s = p.to_string_lossy().to_string();
-        if s.ends_with(".ha") || s.ends_with(".hk") || s.ends_with(".hb") {
-            files.push((s.clone(), std::fs::read_to_string(&p).expect("readable")));
-        }
-    }
-    Sources {
-        files,
-        params: params.to_vec(),
-    }
+fn value(args: &[String], flag: &str) -> Option<String> {
+    args.iter()
+        .position(|a| a == flag)
+        .and_then(|i| args.get(i + 1).cloned())
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) == Some("--project") {
-        let dir = &args[1];
-        let params: Vec<String> = args[2..].to_vec();
-        match pipeline::run(&read_dir(dir, &params), 50_000) {
+    if let Some(dir) = value(&args, "--project") {
+        let mut src = campaign::read_case(std::path::Path::new(&dir)).expect("a readable project");
+        let i = args.iter().position(|a| a == "--project").unwrap_or(0);
+        src.params.extend(args[i + 2..].iter().cloned());
+        match pipeline::run(&src, campaign::MAX_STATES) {
             Outcome::Refused(codes) => println!("{dir}: refused {codes:?}"),
             Outcome::Compared {
                 disagreements,
@@ -35,13 +31,57 @@ fn main() {
                 undecided,
             } => {
                 println!(
-                    "{dir}: {compared} compared, {undecided} undecided, {} disagreements",
+                    "{dir}: {compared} theorems compared, {undecided} undecided, {} disagreements",
                     disagreements.len()
                 );
                 for d in disagreements {
                     println!("  {}  [{}]", d.detail, d.class);
                 }
             }
+        }
+        return;
+    }
+    if let Some(seed) = value(&args, "--print") {
+        let mut cov = Default::default();
+        let p = hilbert_oracle::generate::project(seed.parse().expect("a seed"), &mut cov);
+        print!("{}", p.listing());
+        return;
+    }
+    let seconds: u64 = value(&args, "--seconds")
+        .map(|s| s.parse().expect("--seconds N"))
+        .unwrap_or(60);
+    let seed: u64 = value(&args, "--seed")
+        .map(|s| s.parse().expect("--seed S"))
+        .unwrap_or(1);
+    let count: usize = value(&args, "--count")
+        .map(|s| s.parse().expect("--count N"))
+        .unwrap_or(usize::MAX);
+    let plan = Plan {
+        seed,
+        count,
+        time: Duration::from_secs(seconds),
+        shrink: !args.iter().any(|a| a == "--no-shrink"),
+    };
+    let report = campaign::run(plan, |r| {
+        eprintln!(
+            "{} generated, {} compared, {} classes, {:.0} s",
+            r.generated,
+            r.compared,
+            r.found.len(),
+            r.seconds
+        );
+    });
+    print!("{}", campaign::text(&report));
+    if let Some(dir) = value(&args, "--save") {
+        for f in report.found.values() {
+            let name: String = f
+                .class
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
+                .collect();
+            let name = name.split('-').filter(|s| !s.is_empty()).collect::<Vec<_>>().join("-");
+            let path = std::path::Path::new(&dir).join(name);
+            campaign::write_case(&path, &f.minimal, &f.class).expect("a writable directory");
         }
     }
 }
