@@ -50,8 +50,10 @@ pub struct Report {
 }
 
 /// How long and from where.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Plan {
+    /// Constructs left out ([`generate::AVOIDABLE`]).
+    pub avoid: Vec<String>,
     /// The first seed.
     pub seed: u64,
     /// At most this many projects.
@@ -68,7 +70,7 @@ pub fn run(plan: Plan, mut progress: impl FnMut(&Report)) -> Report {
     let mut r = Report::default();
     let mut seed = plan.seed;
     while r.generated < plan.count && begun.elapsed() < plan.time {
-        let p = generate::project(seed, &mut r.coverage);
+        let p = generate::project(seed, &mut r.coverage, &plan.avoid);
         r.generated += 1;
         if std::env::var_os("ORACLE_TRACE").is_some() {
             eprintln!("seed {seed}");
@@ -161,7 +163,10 @@ pub fn text(r: &Report) -> String {
     s.push_str("coverage:\n");
     for c in generate::CONSTRUCTS {
         let n = r.coverage.get(c).copied().unwrap_or(0);
-        s.push_str(&format!("  {n:>8}  {c}{}\n", if n == 0 { "   <- GAP" } else { "" }));
+        s.push_str(&format!(
+            "  {n:>8}  {c}{}\n",
+            if n == 0 { "   <- GAP" } else { "" }
+        ));
     }
     s.push_str(&format!("{} disagreement classes\n", r.found.len()));
     for f in r.found.values() {
@@ -195,7 +200,10 @@ pub fn write_case(dir: &std::path::Path, p: &Project, class: &str) -> std::io::R
 /// Reads a regression case written by [`write_case`].
 pub fn read_case(dir: &std::path::Path) -> std::io::Result<Sources> {
     let mut files = Vec::new();
-    let mut entries: Vec<_> = std::fs::read_dir(dir)?.flatten().map(|e| e.path()).collect();
+    let mut entries: Vec<_> = std::fs::read_dir(dir)?
+        .flatten()
+        .map(|e| e.path())
+        .collect();
     entries.sort();
     for p in entries {
         let name = p

@@ -3,10 +3,10 @@
 //! semantics, and no IR), a generator of random well-typed projects, and the differential test
 //! of `hilbert build` against them. See `oracle/README.md`.
 
+pub mod campaign;
 pub mod decide;
+pub mod generate;
 pub mod model;
 pub mod pipeline;
 pub mod sem;
-pub mod campaign;
-pub mod generate;
 pub mod shrink;

@@ -153,6 +153,7 @@ pub struct Machine<'m> {
     queue: Vec<(u32, Command, Target, u32)>,
     next_ticket: u32,
     nodes: u64,
+    passes: u64,
     seen: std::collections::HashSet<u64>,
     fx: Effects,
 }
@@ -348,6 +349,7 @@ impl<'m> Machine<'m> {
             queue: Vec::new(),
             next_ticket: 0,
             nodes: 0,
+            passes: 0,
             seen: Default::default(),
             fx: Effects::default(),
         }
@@ -551,7 +553,9 @@ impl<'m> Machine<'m> {
                 Out::Ready => return T::Th(Box::new(th)),
                 Out::Ended => return T::Done,
                 Out::Fault(f) => return self.fault(f),
-                Out::Build(t) => {
+                Out::Build(mut t) => {
+                    // What ended at once (a label or a call of SKIP) is cleaned up first.
+                    normalize(&mut t, self);
                     if th.stack.is_empty() {
                         return t;
                     }
@@ -688,7 +692,8 @@ impl<'m> Machine<'m> {
             if !ran {
                 break;
             }
-            if self.nodes > MAX_NODES / 50 {
+            self.passes += 1;
+            if self.nodes > MAX_NODES / 50 && self.passes.is_multiple_of(64) {
                 // Long macro-step: a repeated configuration means it never ends.
                 let mut h = std::collections::hash_map::DefaultHasher::new();
                 std::hash::Hash::hash(&(&*t, &*beliefs, &self.queue), &mut h);
@@ -785,8 +790,14 @@ impl<'m> Machine<'m> {
             T::Inst(_, _, _, b) | T::Label(_, _, b, _, _) => b,
             _ => return,
         };
-        if matches!(*body, T::Handling(..)) {
-            return;
+        if let T::Handling(_, _, _, saved) = body {
+            // Handlers are running for an earlier command: a stop or resume does nothing; an
+            // abort or restart drops them and goes on over the term they were run for.
+            if matches!(cmd, Command::Stop | Command::Resume) {
+                return;
+            }
+            let saved = std::mem::replace(saved.as_mut(), T::Done);
+            *body = saved;
         }
         let (kind, after) = match cmd {
             Command::Stop => {

@@ -12,7 +12,8 @@ pub fn candidates(p: &Project) -> Vec<Project> {
         for i in 0..p.agents.len() {
             let mut q = p.clone();
             let name = q.agents.remove(i).name;
-            q.files.retain(|(_, plans)| plans.first().is_none_or(|x| x.agent != name));
+            q.files
+                .retain(|(_, plans)| plans.first().is_none_or(|x| x.agent != name));
             q.params.retain(|x| !x.starts_with(&format!("{name}.")));
             out.push(q);
         }

@@ -1,7 +1,8 @@
 //! The long differential run: random projects, `hilbert build`'s prover against the oracle
 //! (oracle/README.md).
 //!
-//! `difftest --seconds N --seed S [--count N] [--no-shrink] [--save DIR]`: generate projects
+//! `difftest --seconds N --seed S [--count N] [--no-shrink] [--save DIR] [--avoid A,B|known]`:
+//! generate projects
 //! from seed S on, for N seconds; print the rate, the coverage of the grammar and every
 //! disagreement class with its minimal project (and, with `--save`, write each minimal project
 //! under DIR/<class>/). `difftest --project DIR [AGENT.NAME=VALUE…]`: compare one project.
@@ -43,7 +44,7 @@ fn main() {
     }
     if let Some(seed) = value(&args, "--print") {
         let mut cov = Default::default();
-        let p = hilbert_oracle::generate::project(seed.parse().expect("a seed"), &mut cov);
+        let p = hilbert_oracle::generate::project(seed.parse().expect("a seed"), &mut cov, &[]);
         print!("{}", p.listing());
         return;
     }
@@ -56,7 +57,23 @@ fn main() {
     let count: usize = value(&args, "--count")
         .map(|s| s.parse().expect("--count N"))
         .unwrap_or(usize::MAX);
+    let avoid: Vec<String> = match value(&args, "--avoid") {
+        Some(a) if a == "known" => hilbert_oracle::generate::AVOIDABLE
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+        Some(a) => a.split(',').map(str::to_string).collect(),
+        None => Vec::new(),
+    };
+    for a in &avoid {
+        assert!(
+            hilbert_oracle::generate::AVOIDABLE.contains(&a.as_str()),
+            "--avoid {a}: one of {:?} (or `known`: all)",
+            hilbert_oracle::generate::AVOIDABLE
+        );
+    }
     let plan = Plan {
+        avoid,
         seed,
         count,
         time: Duration::from_secs(seconds),
@@ -77,9 +94,19 @@ fn main() {
             let name: String = f
                 .class
                 .chars()
-                .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() {
+                        c.to_ascii_lowercase()
+                    } else {
+                        '-'
+                    }
+                })
                 .collect();
-            let name = name.split('-').filter(|s| !s.is_empty()).collect::<Vec<_>>().join("-");
+            let name = name
+                .split('-')
+                .filter(|s| !s.is_empty())
+                .collect::<Vec<_>>()
+                .join("-");
             let path = std::path::Path::new(&dir).join(name);
             campaign::write_case(&path, &f.minimal, &f.class).expect("a writable directory");
         }
