@@ -8,7 +8,7 @@ use crate::shrink;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-/// The oracle's state bound per scene in a campaign.
+/// The oracle's default state bound per scene in a campaign (the build's is four times it).
 pub const MAX_STATES: usize = 5_000;
 
 /// A class of disagreement and its first, shrunk, example.
@@ -60,8 +60,10 @@ pub struct Plan {
     pub count: usize,
     /// At most this long.
     pub time: Duration,
-    /// Whether to shrink the first project of each class.
-    pub shrink: bool,
+    /// How many cuts the shrinker may try for the first project of each class (0: none).
+    pub shrink: usize,
+    /// The oracle's state bound per scene.
+    pub max_states: usize,
 }
 
 /// Runs a campaign.
@@ -75,7 +77,7 @@ pub fn run(plan: Plan, mut progress: impl FnMut(&Report)) -> Report {
         if std::env::var_os("ORACLE_TRACE").is_some() {
             eprintln!("seed {seed}");
         }
-        match pipeline::run(&p.sources(), MAX_STATES) {
+        match pipeline::run(&p.sources(), plan.max_states) {
             Outcome::Refused(codes) => {
                 let mut codes = codes;
                 codes.sort();
@@ -95,12 +97,12 @@ pub fn run(plan: Plan, mut progress: impl FnMut(&Report)) -> Report {
                         f.count += 1;
                         continue;
                     }
-                    let minimal = if plan.shrink {
-                        shrink_to(&p, &d.class)
+                    let minimal = if plan.shrink > 0 {
+                        shrink_to(&p, &d.class, plan.max_states, plan.shrink)
                     } else {
                         p.clone()
                     };
-                    let minimal_details = details(&minimal.sources(), &d.class);
+                    let minimal_details = details(&minimal.sources(), &d.class, plan.max_states);
                     r.found.insert(
                         d.class.clone(),
                         Found {
@@ -125,9 +127,63 @@ pub fn run(plan: Plan, mut progress: impl FnMut(&Report)) -> Report {
     r
 }
 
+/// Runs `threads` campaigns side by side, each on every `threads`-th seed's share (seeds
+/// `seed + i * count / threads …`), and merges their reports.
+pub fn run_parallel(plan: Plan, threads: usize) -> Report {
+    let threads = threads.max(1);
+    let share = plan.count.div_ceil(threads);
+    let reports: Vec<Report> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|i| {
+                let mut mine = plan.clone();
+                mine.seed = plan.seed + (i * share) as u64;
+                mine.count = share.min(plan.count - (i * share).min(plan.count));
+                std::thread::Builder::new()
+                    .stack_size(256 << 20)
+                    .spawn_scoped(scope, move || run(mine, |_| {}))
+                    .expect("a thread")
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a campaign thread"))
+            .collect()
+    });
+    let mut all = Report::default();
+    for r in reports {
+        all.generated += r.generated;
+        all.compared += r.compared;
+        all.theorems += r.theorems;
+        all.undecided += r.undecided;
+        all.seconds = all.seconds.max(r.seconds);
+        for (k, v) in r.refused {
+            *all.refused.entry(k).or_default() += v;
+        }
+        for (k, v) in r.coverage {
+            *all.coverage.entry(k).or_default() += v;
+        }
+        for (k, f) in r.found {
+            match all.found.get_mut(&k) {
+                Some(g) => {
+                    g.count += f.count;
+                    if f.seed < g.seed {
+                        let count = g.count;
+                        *g = f;
+                        g.count = count;
+                    }
+                }
+                None => {
+                    all.found.insert(k, f);
+                }
+            }
+        }
+    }
+    all
+}
+
 /// The details of the disagreements of class `class` of a project.
-pub fn details(src: &Sources, class: &str) -> Vec<String> {
-    match pipeline::run(src, MAX_STATES) {
+pub fn details(src: &Sources, class: &str, max_states: usize) -> Vec<String> {
+    match pipeline::run(src, max_states) {
         Outcome::Compared { disagreements, .. } => disagreements
             .into_iter()
             .filter(|d| d.class == class)
@@ -138,9 +194,9 @@ pub fn details(src: &Sources, class: &str) -> Vec<String> {
 }
 
 /// Shrinks `p` to a minimal project that still shows a disagreement of class `class`.
-pub fn shrink_to(p: &Project, class: &str) -> Project {
-    let mut keep = |q: &Project| !details(&q.sources(), class).is_empty();
-    shrink::shrink(p, &mut keep, 3_000)
+pub fn shrink_to(p: &Project, class: &str, max_states: usize, budget: usize) -> Project {
+    let mut keep = |q: &Project| !details(&q.sources(), class, max_states).is_empty();
+    shrink::shrink(p, &mut keep, budget)
 }
 
 /// The report as text: counts, rate, refusals, coverage (and its gaps), and every class with

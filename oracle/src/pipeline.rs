@@ -67,8 +67,16 @@ fn errors(diags: &[Diagnostic]) -> Vec<String> {
         .collect()
 }
 
-/// Checks the project, runs the build's prover and the oracle, and compares them.
-pub fn run(src: &Sources, max_states: usize) -> Outcome {
+/// What the checker made of a project.
+struct Front {
+    loaded: Loaded,
+    parsed: Vec<ParsedFile>,
+    program: check::Program,
+    specs: Vec<ParamSpec>,
+}
+
+/// Parses and checks the project (what `hilbert check` refuses, it refuses).
+fn front(src: &Sources) -> Result<Front, Vec<String>> {
     let mut loaded = Loaded::default();
     for (path, text) in &src.files {
         add_bytes(&mut loaded, path.clone(), text.clone().into_bytes());
@@ -87,23 +95,29 @@ pub fn run(src: &Sources, max_states: usize) -> Outcome {
     let (program, found) = check::resolve(&loaded.sources, &parsed);
     diags.extend(found);
     if diags.iter().any(Diagnostic::is_error) {
-        return Outcome::Refused(errors(&diags));
+        return Err(errors(&diags));
     }
-    let specs: Vec<ParamSpec> = match src.params.iter().map(|p| ParamSpec::parse(p)).collect() {
-        Ok(s) => s,
-        Err(e) => return Outcome::Refused(vec![format!("param: {e}")]),
-    };
-    let args = match hilbert_frontend::resolve_params(&program, &specs) {
-        Ok(a) => a,
-        Err(e) => return Outcome::Refused(vec![format!("param: {e}")]),
-    };
-    let (ir, found) = lower::lower(&program, &parsed, &args);
-    if found.iter().any(Diagnostic::is_error) {
-        return Outcome::Refused(errors(&found));
-    }
-    // The oracle's parameter values, read from the same specs at the declared types.
+    let specs: Vec<ParamSpec> = src
+        .params
+        .iter()
+        .map(|p| ParamSpec::parse(p))
+        .collect::<Result<_, _>>()
+        .map_err(|e| vec![format!("param: {e}")])?;
+    Ok(Front {
+        loaded,
+        parsed,
+        program,
+        specs,
+    })
+}
+
+/// The oracle's parameter values, read from the specs at the declared types.
+fn param_values(
+    program: &check::Program,
+    specs: &[ParamSpec],
+) -> HashMap<(String, String), ParamValue> {
     let mut values: HashMap<(String, String), ParamValue> = HashMap::new();
-    for spec in &specs {
+    for spec in specs {
         for a in &program.agents {
             if spec.agent.as_ref().is_some_and(|x| *x != a.name) {
                 continue;
@@ -125,6 +139,44 @@ pub fn run(src: &Sources, max_states: usize) -> Outcome {
             values.insert((a.name.clone(), spec.name.clone()), v);
         }
     }
+    values
+}
+
+/// The oracle alone on a project the checker accepts: every network's theorems, belief sets
+/// and counterexample lengths; the checker's error codes otherwise.
+pub fn oracle(src: &Sources, max_states: usize) -> Result<Vec<decide::Network>, Vec<String>> {
+    let f = front(src)?;
+    let values = param_values(&f.program, &f.specs);
+    let model = Model::new(&f.program, &f.parsed, &values);
+    let mut out = Vec::new();
+    for (a, agent) in model.agents.iter().enumerate() {
+        for b in 0..agent.bindings.len() {
+            out.push(decide::decide(&model, a, b, max_states));
+        }
+    }
+    Ok(out)
+}
+
+/// Checks the project, runs the build's prover and the oracle, and compares them.
+pub fn run(src: &Sources, max_states: usize) -> Outcome {
+    let Front {
+        loaded,
+        parsed,
+        program,
+        specs,
+    } = match front(src) {
+        Ok(f) => f,
+        Err(codes) => return Outcome::Refused(codes),
+    };
+    let args = match hilbert_frontend::resolve_params(&program, &specs) {
+        Ok(a) => a,
+        Err(e) => return Outcome::Refused(vec![format!("param: {e}")]),
+    };
+    let (ir, found) = lower::lower(&program, &parsed, &args);
+    if found.iter().any(Diagnostic::is_error) {
+        return Outcome::Refused(errors(&found));
+    }
+    let values = param_values(&program, &specs);
     let model = Model::new(&program, &parsed, &values);
     let limits = Limits {
         // A bound of its own, above the oracle's: a theorem the build leaves unproved at its

@@ -77,7 +77,14 @@ fn main() {
         seed,
         count,
         time: Duration::from_secs(seconds),
-        shrink: !args.iter().any(|a| a == "--no-shrink"),
+        shrink: if args.iter().any(|a| a == "--no-shrink") {
+            0
+        } else {
+            3_000
+        },
+        max_states: value(&args, "--max-states")
+            .map(|s| s.parse().expect("--max-states N"))
+            .unwrap_or(campaign::MAX_STATES),
     };
     let report = campaign::run(plan, |r| {
         eprintln!(
