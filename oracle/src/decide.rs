@@ -280,6 +280,15 @@ fn constant_atom(e: &Ex, env: &Env) -> Option<(Sym, Vec<Val>)> {
     Some((*f, vals))
 }
 
+fn reads_attending(e: &Ex) -> bool {
+    match e {
+        Ex::Attending(_) => true,
+        Ex::Neg(a) | Ex::Not(a) => reads_attending(a),
+        Ex::Bin(_, a, b) => reads_attending(a) || reads_attending(b),
+        _ => false,
+    }
+}
+
 /// Decides the theorems of binding `b` of agent `a`, exploring at most `max_states` states.
 pub fn decide(m: &Model, a: usize, b: usize, max_states: usize) -> Network {
     let agent = &m.agents[a];
@@ -380,20 +389,24 @@ pub fn decide(m: &Model, a: usize, b: usize, max_states: usize) -> Network {
         verdict,
         atom_reachable: false,
     });
+    // The attention of a belief set: from the initial one, each `when φ attend A` rule in
+    // source order whose φ holds (read with the attention so far) moves it to A.
     let attention = |beliefs: &Beliefs| -> Option<Sym> {
-        for (cond, att) in &agent.attends {
-            if holds(cond, &env, beliefs, None) {
-                return Some(*att);
+        let mut att = agent.initial;
+        for (cond, to) in &agent.attends {
+            if holds(cond, &env, beliefs, att) {
+                att = Some(*to);
             }
         }
-        agent.initial
+        att
     };
     for &d in &serves {
         let desire = &agent.desires[d];
         let verdict = match (&why, &g) {
             (Some(w), _) => Verdict::Unproved(w.clone()),
             _ if desire.achieved.iter().any(&reads_unset)
-                || agent.attends.iter().any(|(c, _)| reads_unset(c)) =>
+                || (desire.achieved.iter().any(reads_attending)
+                    && agent.attends.iter().any(|(c, _)| reads_unset(c))) =>
             {
                 Verdict::Unproved("the goal reads a parameter with no value".into())
             }

@@ -298,13 +298,19 @@ impl Model {
                 Some(b) => m.compile(b, true, &by_name[*fi], id, &mut tells),
                 None => m.push(Code::Unsupported),
             };
+            // Tells are numbered within their plan from 1: the body's in the order written,
+            // then those of `on stop`, `on resume` and `on abort`, wherever those are written.
+            tells.sort_by_key(|(pos, _)| *pos);
             let mut handlers = [None; 3];
-            for h in &d.handlers {
-                let c = m.compile(&h.body, false, &by_name[*fi], id, &mut tells);
+            let mut hs: Vec<&ast::Handler> = d.handlers.iter().collect();
+            hs.sort_by_key(|h| handler_index(h.kind));
+            for h in hs {
+                let mut mine = Vec::new();
+                let c = m.compile(&h.body, false, &by_name[*fi], id, &mut mine);
+                mine.sort_by_key(|(pos, _)| *pos);
+                tells.extend(mine);
                 handlers[handler_index(h.kind)] = Some(c);
             }
-            // Tells are numbered within their plan, from 1, in source order.
-            tells.sort_by_key(|(pos, _)| *pos);
             for (n, (_, c)) in tells.iter().enumerate() {
                 if let Code::Tell(_, _, _, _, num) = &mut m.code[*c as usize] {
                     *num = n as u32 + 1;

@@ -612,7 +612,7 @@ impl<'m> Machine<'m> {
             }
             T::Th(_) | T::Done | T::Faulted(_) | T::Susp(_) => (false, None),
             T::Then(a, k) => {
-                let (ran, tc) = self.pass(a, beliefs);
+                let (ran, tc) = self.pass_child(a, beliefs);
                 if tc.is_some() {
                     return (ran, tc);
                 }
@@ -636,7 +636,7 @@ impl<'m> Machine<'m> {
             T::Par(xs) | T::Choice(xs) => {
                 let mut any = false;
                 for x in xs.iter_mut() {
-                    let (r, tc) = self.pass(x, beliefs);
+                    let (r, tc) = self.pass_child(x, beliefs);
                     any |= r;
                     if tc.is_some() {
                         *x = T::Faulted(Fault::Unsupported);
@@ -645,15 +645,15 @@ impl<'m> Machine<'m> {
                 (any, None)
             }
             T::Intr(a, b) => {
-                let (r1, t1) = self.pass(a, beliefs);
-                let (r2, t2) = self.pass(b, beliefs);
+                let (r1, t1) = self.pass_child(a, beliefs);
+                let (r2, t2) = self.pass_child(b, beliefs);
                 if t1.is_some() || t2.is_some() {
                     *t = T::Faulted(Fault::Unsupported);
                 }
                 (r1 || r2, None)
             }
             T::Label(_, _, body, _, _) | T::Handling(_, body, _, _) => {
-                let (r, tc) = self.pass(body, beliefs);
+                let (r, tc) = self.pass_child(body, beliefs);
                 if tc.is_some() {
                     **body = T::Faulted(Fault::Unsupported);
                 }
@@ -662,7 +662,7 @@ impl<'m> Machine<'m> {
             T::Inst(id, plan, params, body) => {
                 let mut any = false;
                 loop {
-                    let (r, tc) = self.pass(body, beliefs);
+                    let (r, tc) = self.pass_child(body, beliefs);
                     any |= r;
                     match tc {
                         None => return (any, None),
@@ -680,6 +680,28 @@ impl<'m> Machine<'m> {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// Runs the running threads of a part of the term until none is left there, cleaning up
+    /// what ended at once, in its place (so a finished branch's continuation runs before the
+    /// threads to its right).
+    fn pass_child(
+        &mut self,
+        x: &mut T,
+        beliefs: &mut Beliefs,
+    ) -> (bool, Option<(PlanId, Vec<Val>)>) {
+        let mut any = false;
+        loop {
+            let (r, tc) = self.pass(x, beliefs);
+            any |= r;
+            if tc.is_some() {
+                return (any, tc);
+            }
+            normalize(x, self);
+            if !r || !has_running(x) {
+                return (any, None);
             }
         }
     }
@@ -714,8 +736,13 @@ impl<'m> Machine<'m> {
         self.settle(t, beliefs);
         while !self.queue.is_empty() {
             let (ticket, cmd, target, inst) = self.queue.remove(0);
-            self.land(t, cmd, target, inst);
-            release_issuer(t, ticket);
+            if self.tick() {
+                // Out of the step's budget: the command cannot land, its issuer faults.
+                fault_issuer(t, ticket);
+            } else {
+                self.land(t, cmd, target, inst);
+                release_issuer(t, ticket);
+            }
             self.shift_tickets(t, ticket + 1);
             self.settle(t, beliefs);
         }
@@ -749,21 +776,42 @@ impl<'m> Machine<'m> {
         self.next_ticket -= d;
     }
 
-    /// The handlers of `kind` (0 stop, 1 resume, 2 abort) of every instance in `t`, innermost
-    /// first (children before their parent, siblings left to right).
+    /// The handlers of `kind` (0 stop, 1 resume, 2 abort) of the instances in `t` that have
+    /// started and that the command changes, in post-order (innermost first, siblings left to
+    /// right): not the alternatives of an unresolved choice nor the right side of an
+    /// interrupt that has not moved; for stop and resume, nothing inside a suspended process;
+    /// no instance whose handlers of that kind are running already.
     fn handlers(&self, t: &T, kind: usize, out: &mut Vec<PendingHandler>) {
         match t {
-            T::Done | T::Faulted(_) | T::Th(_) => {}
-            T::Then(a, _) => self.handlers(a, kind, out),
-            T::Par(xs) | T::Choice(xs) => xs.iter().for_each(|x| self.handlers(x, kind, out)),
-            T::Intr(a, b) => {
-                self.handlers(a, kind, out);
-                self.handlers(b, kind, out);
+            T::Done | T::Faulted(_) | T::Th(_) | T::Choice(_) => {}
+            T::Then(a, _) | T::Label(_, _, a, _, _) => self.handlers(a, kind, out),
+            T::Intr(a, _) => self.handlers(a, kind, out),
+            T::Par(xs) => xs.iter().for_each(|x| self.handlers(x, kind, out)),
+            T::Susp(b) => {
+                if kind == 2 {
+                    self.handlers(b, kind, out)
+                }
             }
-            T::Label(_, _, b, _, _) | T::Susp(b) => self.handlers(b, kind, out),
-            T::Handling(_, _, _, saved) => self.handlers(saved, kind, out),
+            T::Handling(_, cur, _, saved) => {
+                self.handlers(cur, kind, out);
+                if kind == 2 {
+                    self.handlers(saved, kind, out)
+                }
+            }
             T::Inst(id, plan, params, body) => {
+                let running_same = matches!(
+                    (&**body, kind),
+                    (T::Handling(_, _, After::Suspend, _), 0)
+                        | (T::Handling(_, _, After::Continue, _), 1)
+                        | (T::Handling(_, _, After::End | After::RestartInst(..), _), 2)
+                );
+                if kind != 2 && matches!(**body, T::Susp(_)) {
+                    return;
+                }
                 self.handlers(body, kind, out);
+                if running_same {
+                    return;
+                }
                 if let Some(code) = self.m.plans[*plan as usize].handlers[kind] {
                     out.push(PendingHandler {
                         inst: *id,
@@ -790,10 +838,15 @@ impl<'m> Machine<'m> {
             T::Inst(_, _, _, b) | T::Label(_, _, b, _, _) => b,
             _ => return,
         };
-        if let T::Handling(_, _, _, saved) = body {
-            // Handlers are running for an earlier command: a stop or resume does nothing; an
-            // abort or restart drops them and goes on over the term they were run for.
-            if matches!(cmd, Command::Stop | Command::Resume) {
+        if let T::Handling(_, _, after, saved) = body {
+            // Handlers are running for an earlier command. Being aborted or restarted: every
+            // command does nothing. Being stopped or resumed: stop and resume do nothing, an
+            // abort or restart cuts those handlers short and lands on what they ran for.
+            let aborting = matches!(
+                after,
+                After::End | After::RestartInst(..) | After::RestartLabel(..)
+            );
+            if aborting || matches!(cmd, Command::Stop | Command::Resume) {
                 return;
             }
             let saved = std::mem::replace(saved.as_mut(), T::Done);
@@ -922,11 +975,27 @@ fn find_target(t: &mut T, target: Target, inst: u32) -> Option<&mut T> {
             }
             find_target(b, target, inst)
         }
-        T::Handling(_, cur, _, saved) => {
-            if let Some(x) = find_target(cur, target, inst) {
-                return Some(x);
+        // What handlers run for is gone (aborted) or being set aside (stopped): no target there.
+        T::Handling(_, cur, _, _) => find_target(cur, target, inst),
+    }
+}
+
+/// Faults the thread that issued `ticket`, wherever it is.
+fn fault_issuer(t: &mut T, ticket: u32) {
+    match t {
+        T::Th(th) => {
+            if th.mode == Mode::Issued(ticket) {
+                *t = T::Faulted(Fault::Diverged);
             }
-            find_target(saved, target, inst)
+        }
+        T::Done | T::Faulted(_) => {}
+        T::Then(a, _) | T::Susp(a) | T::Label(_, _, a, _, _) | T::Inst(_, _, _, a) => {
+            fault_issuer(a, ticket)
+        }
+        T::Par(xs) | T::Choice(xs) => xs.iter_mut().for_each(|x| fault_issuer(x, ticket)),
+        T::Intr(a, b) | T::Handling(_, a, _, b) => {
+            fault_issuer(a, ticket);
+            fault_issuer(b, ticket);
         }
     }
 }
@@ -948,6 +1017,19 @@ fn release_issuer(t: &mut T, ticket: u32) {
             release_issuer(a, ticket);
             release_issuer(b, ticket);
         }
+    }
+}
+
+/// Whether a running thread is in the live part of `t`.
+fn has_running(t: &T) -> bool {
+    match t {
+        T::Th(th) => th.mode == Mode::Running,
+        T::Done | T::Faulted(_) | T::Susp(_) => false,
+        T::Then(a, _) | T::Label(_, _, a, _, _) | T::Inst(_, _, _, a) | T::Handling(_, a, _, _) => {
+            has_running(a)
+        }
+        T::Par(xs) | T::Choice(xs) => xs.iter().any(has_running),
+        T::Intr(a, b) => has_running(a) || has_running(b),
     }
 }
 
