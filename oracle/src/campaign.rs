@@ -97,8 +97,18 @@ pub fn run(plan: Plan, mut progress: impl FnMut(&Report)) -> Report {
                         f.count += 1;
                         continue;
                     }
-                    let minimal = if plan.shrink > 0 {
-                        shrink_to(&p, &d.class, plan.max_states, plan.shrink)
+                    // Shrinking stops a minute after the campaign's time, so that a campaign
+                    // with many classes still ends (what it reached is printed).
+                    let left =
+                        (plan.time + Duration::from_secs(60)).saturating_sub(begun.elapsed());
+                    let minimal = if plan.shrink > 0 && !left.is_zero() {
+                        shrink_within(
+                            &p,
+                            &d.class,
+                            plan.max_states,
+                            plan.shrink,
+                            Instant::now() + left,
+                        )
                     } else {
                         p.clone()
                     };
@@ -191,6 +201,20 @@ pub fn details(src: &Sources, class: &str, max_states: usize) -> Vec<String> {
             .collect(),
         Outcome::Refused(_) => Vec::new(),
     }
+}
+
+/// As [`shrink_to`], trying no cut after `deadline`.
+pub fn shrink_within(
+    p: &Project,
+    class: &str,
+    max_states: usize,
+    budget: usize,
+    deadline: Instant,
+) -> Project {
+    let mut keep = |q: &Project| {
+        Instant::now() < deadline && !details(&q.sources(), class, max_states).is_empty()
+    };
+    shrink::shrink(p, &mut keep, budget)
 }
 
 /// Shrinks `p` to a minimal project that still shows a disagreement of class `class`.

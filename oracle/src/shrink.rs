@@ -15,6 +15,39 @@ pub fn candidates(p: &Project) -> Vec<Project> {
             q.files
                 .retain(|(_, plans)| plans.first().is_none_or(|x| x.agent != name));
             q.params.retain(|x| !x.starts_with(&format!("{name}.")));
+            // What the others said of it or told it goes too.
+            let told = format!("tell {name} ");
+            let test = format!("B({name})");
+            for a in &mut q.agents {
+                a.members.retain(|m| !m.contains(&test));
+            }
+            for (_, plans) in &mut q.files {
+                for plan in plans {
+                    untell(&mut plan.body, &told);
+                    for (_, h) in &mut plan.handlers {
+                        untell(h, &told);
+                    }
+                }
+            }
+            out.push(q);
+        }
+    }
+    // A desire and every rule about it.
+    for (a, agent) in p.agents.iter().enumerate() {
+        for m in &agent.members {
+            let Some(rest) = m.strip_prefix("desire ") else {
+                continue;
+            };
+            let d = rest
+                .split_whitespace()
+                .next()
+                .unwrap_or_default()
+                .to_string();
+            let mut q = p.clone();
+            q.agents[a].members.retain(|x| {
+                !x.split(|c: char| !c.is_alphanumeric() && c != '_')
+                    .any(|w| w == d)
+            });
             out.push(q);
         }
     }
@@ -62,6 +95,29 @@ pub fn candidates(p: &Project) -> Vec<Project> {
         }
     }
     out
+}
+
+/// Replaces every leaf that starts with `told` (a tell to a removed agent) by `SKIP`.
+fn untell(p: &mut GP, told: &str) {
+    match p {
+        GP::Leaf(s) => {
+            if s.starts_with(told) {
+                *s = "SKIP".into();
+            }
+        }
+        GP::Seq(xs) | GP::Par(xs) | GP::Choice(xs) => xs.iter_mut().for_each(|x| untell(x, told)),
+        GP::Intr(a, b) => {
+            untell(a, told);
+            untell(b, told);
+        }
+        GP::Label(_, b) => untell(b, told),
+        GP::Match(_, arms, o) => {
+            arms.iter_mut().for_each(|(_, b)| untell(b, told));
+            if let Some(o) = o {
+                untell(o, told);
+            }
+        }
+    }
 }
 
 fn size(p: &GP) -> usize {

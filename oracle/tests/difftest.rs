@@ -16,7 +16,7 @@ fn random_projects_agree_with_the_oracle() {
         avoid: Vec::new(),
         seed: 1,
         count: 3_000,
-        time: Duration::from_secs(150),
+        time: Duration::from_secs(110),
         shrink: 300,
         max_states: 2_000,
     };
