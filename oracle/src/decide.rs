@@ -250,11 +250,7 @@ fn network_plans(m: &Model, root: PlanId) -> Vec<PlanId> {
                     codes.extend(arms.iter().map(|(_, b)| *b));
                     codes.extend(other);
                 }
-                Code::Call(q, _, _) => {
-                    if !out.contains(q) {
-                        out.push(*q);
-                    }
-                }
+                Code::Call(q, _, _) if !out.contains(q) => out.push(*q),
                 _ => {}
             }
         }

@@ -14,7 +14,7 @@ impl Rng {
         Rng(seed ^ 0x9E37_79B9_7F4A_7C15)
     }
     /// The next 64 bits.
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -23,7 +23,7 @@ impl Rng {
     }
     /// A number below `n` (n > 0).
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        (self.next_u64() % n as u64) as usize
     }
     /// True with probability `p` percent.
     pub fn pct(&mut self, p: u32) -> bool {
@@ -451,7 +451,7 @@ impl Gen<'_> {
                 self.hit("proc:STOP");
                 GP::Leaf("STOP".into())
             }
-            2 | 3 | 4 => {
+            2..=4 => {
                 self.hit("proc:believe");
                 GP::Leaf(format!("believe {}", self.atom(s)))
             }
