@@ -68,6 +68,9 @@ pub struct Network {
     pub belief_sets: BTreeSet<Vec<String>>,
     /// Whether a reachable state has an overflow fault (or a step overflowed).
     pub overflow: bool,
+    /// Whether a step of the scene diverges (the end state of a diverging step depends on
+    /// where its budget runs out: oracle/KNOWN.md).
+    pub diverges: bool,
 }
 
 /// The state graph of a scene.
@@ -78,6 +81,7 @@ struct Graph {
     too_big: bool,
     infeasible: BTreeSet<(PlanId, u32)>,
     overflow: bool,
+    diverges: bool,
 }
 
 fn explore(mc: &mut Machine<'_>, init: Vec<State>, max_states: usize) -> Graph {
@@ -88,6 +92,7 @@ fn explore(mc: &mut Machine<'_>, init: Vec<State>, max_states: usize) -> Graph {
         too_big: false,
         infeasible: BTreeSet::new(),
         overflow: false,
+        diverges: false,
     };
     let mut index: HashMap<State, u32> = HashMap::new();
     let mut queue = VecDeque::new();
@@ -105,6 +110,7 @@ fn explore(mc: &mut Machine<'_>, init: Vec<State>, max_states: usize) -> Graph {
         let mut next = Vec::new();
         for (t, fx) in mc.steps(&s) {
             g.overflow |= fx.overflow;
+            g.diverges |= fx.diverged;
             for (p, n, ok) in fx.tells {
                 if !ok {
                     g.infeasible.insert((p, n));
@@ -308,6 +314,7 @@ pub fn decide(m: &Model, a: usize, b: usize, max_states: usize) -> Network {
         states: 0,
         belief_sets: BTreeSet::new(),
         overflow: false,
+        diverges: false,
     };
     let serves: Vec<usize> = agent
         .desires
@@ -356,9 +363,20 @@ pub fn decide(m: &Model, a: usize, b: usize, max_states: usize) -> Network {
         (None, Some(g)) if g.too_big => Some(format!("too big: more than {max_states} states")),
         _ => None,
     };
+    if let Some(g) = &g
+        && std::env::var_os("ORACLE_DUMP").is_some()
+    {
+        for (i, st) in g.states.iter().enumerate() {
+            eprintln!(
+                "state {i} -> {:?}\n  {:?}\n  {:?}",
+                g.succ[i], st.term, st.beliefs
+            );
+        }
+    }
     if let Some(g) = &g {
         out.states = g.states.len();
         out.overflow = g.overflow || g.states.iter().any(|s| has_overflow(&s.term));
+        out.diverges = g.diverges;
         for s in &g.states {
             out.belief_sets.insert(show_beliefs(m, &s.beliefs));
         }

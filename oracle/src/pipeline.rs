@@ -267,10 +267,11 @@ pub fn compare(build: &[BuildTheorem], oracle: &[decide::Network]) -> Outcome {
                 continue;
             }
             compared += 1;
-            let overflow = if net.overflow {
-                " (overflow reachable)"
-            } else {
-                ""
+            let overflow = match (net.overflow, net.diverges) {
+                (true, true) => " (overflow reachable; a step diverges)",
+                (true, false) => " (overflow reachable)",
+                (false, true) => " (a step diverges)",
+                (false, false) => "",
             };
             if b.word != t.verdict.word() {
                 out.push(Disagreement {
@@ -300,7 +301,7 @@ pub fn compare(build: &[BuildTheorem], oracle: &[decide::Network]) -> Outcome {
                 && *n != m
             {
                 out.push(Disagreement {
-                    class: format!("{:?}: counterexample lengths differ", t.kind),
+                    class: format!("{:?}: counterexample lengths differ{overflow}", t.kind),
                     detail: format!(
                         "{}: {}: build's counterexample has {m} steps, the oracle's shortest {n}",
                         net.name, t.name

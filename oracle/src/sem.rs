@@ -142,6 +142,8 @@ pub struct Effects {
     pub tells: Vec<(PlanId, u32, bool)>,
     /// Whether an overflow fault happened.
     pub overflow: bool,
+    /// Whether the step diverged (ran out of its budget, or repeated a configuration).
+    pub diverged: bool,
 }
 
 /// The machine for one network: the model, and the instance table (made as calls are met).
@@ -574,6 +576,9 @@ impl<'m> Machine<'m> {
         if f == Fault::Overflow {
             self.fx.overflow = true;
         }
+        if f == Fault::Diverged {
+            self.fx.diverged = true;
+        }
         T::Faulted(f)
     }
 
@@ -605,7 +610,9 @@ impl<'m> Machine<'m> {
                         } else {
                             T::Then(Box::new(b), Box::new(th2))
                         };
-                        self.pass(t, beliefs);
+                        // The new threads run now; the continuation may end in a tail call.
+                        let (_, tc) = self.pass(t, beliefs);
+                        return (true, tc);
                     }
                 }
                 (true, None)
@@ -721,6 +728,7 @@ impl<'m> Machine<'m> {
                 std::hash::Hash::hash(&(&*t, &*beliefs, &self.queue), &mut h);
                 let k = std::hash::Hasher::finish(&h);
                 if !self.seen.insert(k) || self.nodes > MAX_NODES {
+                    self.fx.diverged = true;
                     fault_running(t);
                     self.queue.clear();
                 }
@@ -738,6 +746,7 @@ impl<'m> Machine<'m> {
             let (ticket, cmd, target, inst) = self.queue.remove(0);
             if self.tick() {
                 // Out of the step's budget: the command cannot land, its issuer faults.
+                self.fx.diverged = true;
                 fault_issuer(t, ticket);
             } else {
                 self.land(t, cmd, target, inst);

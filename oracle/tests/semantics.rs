@@ -265,3 +265,18 @@ fn a_binding_that_passes_an_unset_parameter_is_unproved() {
     let n = pipeline::oracle(&src(vec!["A.t=5".into()]), 1000).expect("accepted");
     assert_eq!(verdict(&n, "Run_live_Done"), Verdict::Refuted(Some(1)));
 }
+
+#[test]
+fn a_tail_call_after_a_parallel_part_continues_the_loop_in_the_same_step() {
+    let plans = "plan Main() : A ≔ Loop(2)
+plan Loop(k: Int) : A ≔ match k { when 0 ↦ SKIP other ↦ (believe done(k) ‖ SKIP) ; Loop(k - 1) }
+";
+    let n = project("B(self) done(1)", "", "", plans, &[]);
+    assert_eq!(verdict(&n, "Run_live_Done"), Verdict::Proved);
+    assert_eq!(verdict(&n, "Main_no_deadlock"), Verdict::Proved);
+    let sets: Vec<Vec<String>> = n[0].belief_sets.iter().cloned().collect();
+    assert_eq!(
+        sets,
+        vec![vec![], vec!["done(1)".to_string(), "done(2)".to_string()]]
+    );
+}
