@@ -252,6 +252,8 @@ pub const CONSTRUCTS: &[&str] = &[
     "agent:intend",
     "agent:priority",
     "agent:two desires",
+    "agent:two bindings",
+    "agent:desire served by two bindings",
     "agent:param",
     "agent:param unset",
     "agent:commit blind",
@@ -1007,6 +1009,26 @@ pub fn project(seed: u64, cov: &mut Coverage, avoid: &[String]) -> Project {
             format!("({})", binding_args.join(", "))
         };
         members.push(format!("plan Run ↦ {stem}.{}{args}", plans[0].name));
+        // A second binding, of a later plan that takes no channel, serving some desires too.
+        let aux = plans
+            .iter()
+            .skip(1)
+            .find(|p| p.params.iter().all(|(_, t)| t == "Int"))
+            .map(|p| (p.name.clone(), p.params.len()));
+        let aux = match aux {
+            Some((name, n)) if g.rng.pct(40) => {
+                g.hit("agent:two bindings");
+                let args: Vec<String> = (0..n).map(|_| g.binding_arg("Int", &aparams)).collect();
+                let args = if args.is_empty() {
+                    String::new()
+                } else {
+                    format!("({})", args.join(", "))
+                };
+                members.push(format!("plan Aux ↦ {stem}.{name}{args}"));
+                true
+            }
+            _ => false,
+        };
         let ndesires = 1 + g.rng.below(2);
         if ndesires == 2 {
             g.hit("agent:two desires");
@@ -1018,7 +1040,15 @@ pub fn project(seed: u64, cov: &mut Coverage, avoid: &[String]) -> Project {
             } else {
                 ""
             };
-            members.push(format!("desire D{d}{prio} reachable by [Run]"));
+            let by = match (aux, g.rng.below(3)) {
+                (true, 0) => "Aux",
+                (true, 1) => {
+                    g.hit("agent:desire served by two bindings");
+                    "Run, Aux"
+                }
+                _ => "Run",
+            };
+            members.push(format!("desire D{d}{prio} reachable by [{by}]"));
             let c = g.cond(me, other, &aparams, 2);
             members.push(format!("achieved D{d} when {c}"));
             if g.rng.pct(30) {
@@ -1029,7 +1059,8 @@ pub fn project(seed: u64, cov: &mut Coverage, avoid: &[String]) -> Project {
             }
             if g.rng.pct(40) {
                 g.hit("agent:intend");
-                members.push(format!("intend Run for D{d} when ¬ B(self) done(3)"));
+                let first = by.split(", ").next().unwrap_or("Run");
+                members.push(format!("intend {first} for D{d} when ¬ B(self) done(3)"));
             }
         }
         let commit = *g.rng.pick(&["blind", "single_minded", "open_minded"]);
