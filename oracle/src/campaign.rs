@@ -41,6 +41,8 @@ pub struct Report {
     pub theorems: usize,
     /// Theorems the oracle left undecided (too big).
     pub undecided: usize,
+    /// Theorems of scenes where a step diverges, not compared (see `pipeline::Outcome`).
+    pub diverging: usize,
     /// Disagreement classes.
     pub found: BTreeMap<String, Found>,
     /// Coverage of the grammar.
@@ -88,10 +90,12 @@ pub fn run(plan: Plan, mut progress: impl FnMut(&Report)) -> Report {
                 disagreements,
                 compared,
                 undecided,
+                diverging,
             } => {
                 r.compared += 1;
                 r.theorems += compared;
                 r.undecided += undecided;
+                r.diverging += diverging;
                 for d in disagreements {
                     if let Some(f) = r.found.get_mut(&d.class) {
                         f.count += 1;
@@ -165,6 +169,7 @@ pub fn run_parallel(plan: Plan, threads: usize) -> Report {
         all.compared += r.compared;
         all.theorems += r.theorems;
         all.undecided += r.undecided;
+        all.diverging += r.diverging;
         all.seconds = all.seconds.max(r.seconds);
         for (k, v) in r.refused {
             *all.refused.entry(k).or_default() += v;
@@ -228,13 +233,14 @@ pub fn shrink_to(p: &Project, class: &str, max_states: usize, budget: usize) -> 
 pub fn text(r: &Report) -> String {
     let mut s = String::new();
     s.push_str(&format!(
-        "{} projects generated in {:.1} s ({:.1}/s); {} compared ({} theorems, {} left undecided by the oracle's bound); {} refused by the checker\n",
+        "{} projects generated in {:.1} s ({:.1}/s); {} compared ({} theorems, {} left undecided by the oracle's bound, {} not compared: a step of their scene diverges); {} refused by the checker\n",
         r.generated,
         r.seconds,
         r.generated as f64 / r.seconds.max(1e-9),
         r.compared,
         r.theorems,
         r.undecided,
+        r.diverging,
         r.refused.values().sum::<usize>()
     ));
     for (codes, n) in &r.refused {

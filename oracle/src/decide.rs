@@ -494,6 +494,12 @@ pub fn decide(m: &Model, a: usize, b: usize, max_states: usize) -> Network {
         for n in 1..=m.plans[p as usize].tells {
             let verdict = match (&why, &g) {
                 (Some(w), _) => Verdict::Unproved(w.clone()),
+                // docs/language.md §6: a tell inside a handler is never proved, since the
+                // handler also runs when the runtime releases or stops the intention, in any
+                // state, and those runs are not explored.
+                (None, Some(_)) if n > m.plans[p as usize].body_tells => {
+                    Verdict::Unproved("the tell is in a handler".into())
+                }
                 (None, Some(g)) => {
                     if g.infeasible.contains(&(p, n)) {
                         Verdict::Refuted(None)

@@ -189,6 +189,8 @@ pub struct PlanDef {
     pub handlers: [Option<CodeId>; 3],
     /// How many tells it contains (body and handlers).
     pub tells: u32,
+    /// How many of them are in its body (numbered first; the rest are in handlers).
+    pub body_tells: u32,
 }
 
 /// Index of a handler kind in [`PlanDef::handlers`].
@@ -301,6 +303,7 @@ impl Model {
             // Tells are numbered within their plan from 1: the body's in the order written,
             // then those of `on stop`, `on resume` and `on abort`, wherever those are written.
             tells.sort_by_key(|(pos, _)| *pos);
+            let body_tells = tells.len() as u32;
             let mut handlers = [None; 3];
             let mut hs: Vec<&ast::Handler> = d.handlers.iter().collect();
             hs.sort_by_key(|h| handler_index(h.kind));
@@ -333,6 +336,7 @@ impl Model {
                 body,
                 handlers,
                 tells: tells.len() as u32,
+                body_tells,
             });
         }
         for a in &program.agents {

@@ -30,9 +30,10 @@ fn main() {
                 disagreements,
                 compared,
                 undecided,
+                diverging,
             } => {
                 println!(
-                    "{dir}: {compared} theorems compared, {undecided} undecided, {} disagreements",
+                    "{dir}: {compared} theorems compared, {undecided} undecided, {diverging} not compared (a step diverges), {} disagreements",
                     disagreements.len()
                 );
                 for d in disagreements {
