@@ -385,7 +385,7 @@ impl Checked {
 
 /// Parses every decodable file and resolves the program: the first half of [`check_project`]
 /// and of [`lower_project`], with the diagnostics so far (loading's included).
-fn parse_and_resolve(
+pub(crate) fn parse_and_resolve(
     loaded: &project::Loaded,
 ) -> (Vec<ParsedFile>, check::Program, Vec<Diagnostic>) {
     let mut diagnostics = loaded.diagnostics.clone();

@@ -1,0 +1,191 @@
+//! The round trip of a listing: the source a certificate's listing writes is lowered again, by
+//! the same lowering as `hilbert build` and `hilbert verify --sources`, with the agent parameter
+//! values the listing's header gives (`-- param Agent.name=value`, as `--param` takes them),
+//! and the slice of the listing's network (`Ir::slice`) must be the certificate's IR, byte for
+//! byte. So the listing is not only read as source by a person: it is the IR, as the language.
+//!
+//! A listing carries no more than the IR does, so what the lowering drops cannot come back:
+//! what a binding of another network runs (each is bound to a placeholder plan in the
+//! listing), the names of a project's files and the order of its declarations (written in the
+//! IR's order), an agent's theory name (`: Agency`), `.ha`/`.hb` `value` helpers (inlined in the
+//! formulas), comments and layout. None of it is in the IR, so the round trip still holds: the
+//! same IR, from another text. It fails, and says where, only for what is not source: a
+//! truncated listing (past [`super::MAX_BYTES`]), a string holding a control character other
+//! than a newline (written escaped, for the terminal's sake), and a hostile certificate's
+//! indices that point nowhere.
+
+use super::{FILE_MARK, HEADER_NETWORK, HEADER_PARAM, MARK_END, SECTION_MARK};
+use crate::project::{self, Loaded};
+use crate::{Diagnostic, ParamSpec};
+use hilbert_certificates::cert::{self, Body};
+use hilbert_certificates::ir::Ir;
+
+/// The source a listing writes: its files, the parameter values to lower them with, and the
+/// network whose slice is the certificate's IR.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Listed {
+    /// Each file's name (`Operator.ha`, `Line.hk`) and text, in the listing's order; a name
+    /// written twice (two networks' plans of one file) is one file.
+    pub files: Vec<(String, String)>,
+    /// `AGENT.NAME=VALUE`, as `hilbert build --param` takes them.
+    pub params: Vec<String>,
+    /// The certificate's network, `Agent.Binding`.
+    pub network: Option<String>,
+}
+
+/// The source files, parameter values and network of a listing (what [`super::listing`]
+/// writes): the lines after each `-- === file NAME ===` up to the next `-- === … ===`, and the
+/// header's `-- param` and `network` lines.
+pub fn sources(listing: &str) -> Result<Listed, String> {
+    let mut listed = Listed::default();
+    let mut current: Option<usize> = None;
+    let network_line = format!("--   {HEADER_NETWORK}");
+    let param_line = format!("-- {HEADER_PARAM}");
+    for line in listing.lines() {
+        if line == "… (listing truncated)" {
+            return Err(String::from(
+                "the listing is truncated: its source is not whole",
+            ));
+        }
+        if let Some(rest) = line.strip_prefix(FILE_MARK) {
+            let name = rest.strip_suffix(MARK_END).unwrap_or(rest).to_string();
+            current = Some(match listed.files.iter().position(|(n, _)| *n == name) {
+                Some(i) => i,
+                None => {
+                    listed.files.push((name, String::new()));
+                    listed.files.len() - 1
+                }
+            });
+            continue;
+        }
+        if line.starts_with(SECTION_MARK) {
+            current = None;
+            continue;
+        }
+        match current {
+            Some(i) => {
+                let text = &mut listed.files[i].1;
+                text.push_str(line);
+                text.push('\n');
+            }
+            None => {
+                if let Some(p) = line.strip_prefix(&param_line) {
+                    listed.params.push(p.to_string());
+                } else if listed.network.is_none()
+                    && let Some(rest) = line.strip_prefix(&network_line)
+                {
+                    listed.network = rest.split_once(": ").map(|(_, n)| n.to_string());
+                }
+            }
+        }
+    }
+    if listed.files.is_empty() {
+        return Err(String::from("the listing has no source files"));
+    }
+    Ok(listed)
+}
+
+/// What went wrong, one line per error: `HK0006 Line.hk:3: message: the line`.
+fn describe(loaded: &Loaded, errors: &[Diagnostic]) -> String {
+    let mut text = String::new();
+    for d in errors.iter().take(8) {
+        let file = loaded.sources.get(d.span.file);
+        let (line, _) = file.line_col(d.span.start);
+        text.push_str(&format!(
+            "{} {}:{line}: {}: `{}`\n",
+            d.code,
+            file.path,
+            d.message,
+            file.line_text(line).trim()
+        ));
+    }
+    if errors.len() > 8 {
+        text.push_str(&format!("… and {} more\n", errors.len() - 8));
+    }
+    text
+}
+
+/// The IR the listed source lowers to (checked and lowered as `hilbert build` would, with the
+/// listed parameter values), sliced to the listed network.
+pub fn lower(listed: &Listed) -> Result<Ir, String> {
+    let mut loaded = Loaded::default();
+    for (name, text) in &listed.files {
+        project::add_bytes(&mut loaded, name.clone(), text.clone().into_bytes());
+    }
+    let (parsed, program, mut diagnostics) = crate::parse_and_resolve(&loaded);
+    let specs = listed
+        .params
+        .iter()
+        .map(|p| ParamSpec::parse(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let args = crate::resolve_params(&program, &specs)?;
+    diagnostics.retain(Diagnostic::is_error);
+    if !diagnostics.is_empty() {
+        return Err(format!(
+            "the listed source does not check:\n{}",
+            describe(&loaded, &diagnostics)
+        ));
+    }
+    let (ir, found) = crate::lower::lower(&program, &parsed, &args);
+    if !found.is_empty() {
+        return Err(format!(
+            "the listed source does not lower:\n{}",
+            describe(&loaded, &found)
+        ));
+    }
+    let Some(name) = &listed.network else {
+        return Err(String::from("the listing names no network"));
+    };
+    let n = ir
+        .networks
+        .iter()
+        .position(|net| {
+            ir.agents
+                .get(net.agent.0 as usize)
+                .is_some_and(|a| format!("{}.{}", a.name, net.binding) == *name)
+        })
+        .ok_or_else(|| format!("the listed source has no network {name}"))?;
+    ir.slice(n)
+        .ok_or_else(|| format!("the network {name} of the listed source has no slice"))
+}
+
+/// The IR a listing's source lowers to: [`sources`], then [`lower`].
+pub fn relower(listing: &str) -> Result<Ir, String> {
+    lower(&sources(listing)?)
+}
+
+/// The round trip of a certificate: its listing ([`super::listing`]) lowered again must be its
+/// IR, byte for byte. The error says why not: the source does not check or lower, or the first
+/// place where the two IRs differ.
+pub fn round_trip(path: &str, body: &Body) -> Result<(), String> {
+    let text = super::listing(path, body);
+    let ir = relower(&text)?;
+    if cert::ir_bytes(&ir) == cert::ir_bytes(&body.ir) {
+        return Ok(());
+    }
+    Err(first_difference(&body.ir, &ir))
+}
+
+/// Where two IRs differ, as the lines of their debug forms around the first that differs.
+pub fn first_difference(want: &Ir, got: &Ir) -> String {
+    let (a, b) = (format!("{want:#?}"), format!("{got:#?}"));
+    let (a, b): (Vec<&str>, Vec<&str>) = (a.lines().collect(), b.lines().collect());
+    let at = a
+        .iter()
+        .zip(&b)
+        .position(|(x, y)| x != y)
+        .unwrap_or(a.len().min(b.len()));
+    let from = at.saturating_sub(12);
+    let show = |lines: &[&str]| {
+        lines[from.min(lines.len())..(at + 3).min(lines.len())]
+            .iter()
+            .map(|l| format!("    {l}\n"))
+            .collect::<String>()
+    };
+    format!(
+        "the listing lowers to another IR; at line {} of their debug forms, the certificate's:\n{}the listing's:\n{}",
+        at + 1,
+        show(&a),
+        show(&b)
+    )
+}
