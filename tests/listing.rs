@@ -118,3 +118,396 @@ fn every_certificate_of_every_example_round_trips() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     assert!(certificates >= 20, "only {certificates} certificates");
 }
+
+// ------------------------------------------------------------------ random projects
+
+/// A small deterministic generator (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[self.below(items.len())]
+    }
+}
+
+/// A random well-typed project: agent `A` (parameters `t: Int`, `go: Bool`, `s: String`, each
+/// given a value or not) and sometimes agent `C`, whom A's plans tell and A's conditions ask
+/// about (`B(C)`); desires with priorities and conditions of every operator (computed pattern
+/// arguments, conditions compared with `=`, attention, parameters); bindings passing computed
+/// arguments, one to host code; plans using every process form (‖, □, △, labels and commands on
+/// them and on `self`, `match` with negative, Bool and String arms, tail and non-tail calls,
+/// sends and receives, handlers, left-nested sequences) and every expression form; and
+/// sometimes a `.hb` block. Returns the files and the parameter values.
+fn project(
+    rng: &mut Rng,
+) -> (
+    Vec<(String, String)>,
+    Vec<(String, hilbert_certificates::ir::Literal)>,
+) {
+    use hilbert_certificates::ir::Literal;
+    let told = rng.chance(50);
+    let mut params = Vec::new();
+    if rng.chance(60) {
+        params.push(("t".to_string(), Literal::Int(rng.below(7) as i64 - 3)));
+    }
+    if rng.chance(50) {
+        params.push(("go".to_string(), Literal::Bool(rng.chance(50))));
+    }
+    if rng.chance(40) {
+        params.push(("s".to_string(), Literal::Str("a \"q\" \\ b".into())));
+    }
+    // Conditions over A's beliefs, with `n` bound first when `bound`.
+    let int_term = |rng: &mut Rng, bound: bool| -> String {
+        let leaves: Vec<&str> = if bound {
+            vec!["n", "t", "1", "-2", "0"]
+        } else {
+            vec!["t", "1", "-2", "3"]
+        };
+        match rng.below(6) {
+            0 => format!("{} + {}", rng.pick(&leaves), rng.pick(&leaves)),
+            1 => format!(
+                "{} - {} + {}",
+                rng.pick(&leaves),
+                rng.pick(&leaves),
+                rng.pick(&leaves)
+            ),
+            2 => format!(
+                "({} + {}) * {}",
+                rng.pick(&leaves),
+                rng.pick(&leaves),
+                rng.pick(&leaves)
+            ),
+            3 => format!(
+                "-{}",
+                rng.pick(&["n", "t", "(1 + t)"][usize::from(!bound)..])
+            ),
+            4 => format!("{} % 2 * {}", rng.pick(&leaves), rng.pick(&leaves)),
+            _ => rng.pick(&leaves).to_string(),
+        }
+    };
+    fn cond(
+        rng: &mut Rng,
+        depth: usize,
+        told: bool,
+        int_term: &dyn Fn(&mut Rng, bool) -> String,
+    ) -> String {
+        // A condition that binds nothing when `positive` is false (under `not`, in `=`).
+        let leaf = |rng: &mut Rng, positive: bool| -> String {
+            match rng.below(13) {
+                0 => format!(
+                    "B(self) done({})",
+                    rng.pick(&["1", "-1", "_", "t", "t + 1", "-t", "2 * t"])
+                ),
+                1 if positive => format!(
+                    "B(self) done(n) and n {} {}",
+                    rng.pick(&["<", "<=", "=", "!=", ">", ">="]),
+                    int_term(rng, true)
+                ),
+                2 if positive => {
+                    format!("B(self) pair(n, {})", rng.pick(&["_", "2", "t * 2", "-1"]))
+                }
+                3 => format!(
+                    "B(self) flag({})",
+                    rng.pick(&["true", "go", "not go", "1 < t", "_"])
+                ),
+                4 => format!(
+                    "B(self) tag({})",
+                    rng.pick(&["\"x\"", "s", "_", "\"a\\\"b\""])
+                ),
+                5 => rng.pick(&["attending Calm", "attending Busy"]).to_string(),
+                6 => rng.pick(&["true", "false", "go", "not go"]).to_string(),
+                7 => format!("{} < {}", int_term(rng, false), int_term(rng, false)),
+                8 if told => format!("B(C) got({})", rng.pick(&["1", "_", "t"])),
+                9 => rng
+                    .pick(&["s = \"a\"", "s != \"q\"", "go = true", "t = 2", "-t = t"])
+                    .to_string(),
+                10 if positive => format!(
+                    "B(self) done(n) and B(self) pair(n + 1, {})",
+                    rng.pick(&["n", "_", "n * 2", "-n"])
+                ),
+                _ => format!("B(self) done({})", rng.pick(&["0", "2", "-3"])),
+            }
+        };
+        if depth == 0 {
+            return leaf(rng, true);
+        }
+        match rng.below(7) {
+            0 => format!(
+                "{} and {}",
+                cond(rng, depth - 1, told, int_term),
+                cond(rng, depth - 1, told, int_term)
+            ),
+            1 => format!(
+                "({}) or ({})",
+                cond(rng, depth - 1, told, int_term),
+                cond(rng, depth - 1, told, int_term)
+            ),
+            2 => format!("not ({})", leaf(rng, false)),
+            3 => format!("({}) = ({})", leaf(rng, false), leaf(rng, false)),
+            4 => format!(
+                "({}) != (B(self) flag(true))",
+                rng.pick(&["B(self) done(2)", "not go", "t > 1"])
+            ),
+            _ => leaf(rng, true),
+        }
+    }
+    let c = |rng: &mut Rng| {
+        let depth = rng.below(3);
+        cond(rng, depth, told, &int_term)
+    };
+    let mut ha = String::new();
+    let declared: Vec<&str> = ["t: Int", "go: Bool", "s: String"].to_vec();
+    ha.push_str(&format!("agent A({}) : Agency\n{{\n", declared.join(", ")));
+    ha.push_str("  belief done(n: Int)\n  belief pair(a: Int, b: Int)\n  belief flag(b: Bool)\n  belief tag(s: String)\n");
+    if told {
+        ha.push_str("  belief got(n: Int)\n");
+    }
+    let p1 = rng.below(3) * 5;
+    ha.push_str(&format!(
+        "  desire D1 priority {p1} reachable by [Work, Other]\n"
+    ));
+    ha.push_str("  desire D2 reachable by [Other]\n");
+    ha.push_str("  commit ");
+    ha.push_str(rng.pick(&["blind", "single_minded", "open_minded"]));
+    ha.push_str("\n  attention Busy\n  attention Calm initially\n");
+    ha.push_str(&format!("  achieved D1 when {}\n", c(rng)));
+    if rng.chance(50) {
+        ha.push_str(&format!("  achieved D1 when {}\n", c(rng)));
+    }
+    ha.push_str(&format!("  achieved D2 when {}\n", c(rng)));
+    if rng.chance(50) {
+        ha.push_str("  impossible D1 when B(self) done(-1) because \"it \\\"fell\\\"\\n\"\n");
+    }
+    ha.push_str(&format!("  intend Work for D1 when {}\n", c(rng)));
+    ha.push_str(&format!("  intend Other for D2 when {}\n", c(rng)));
+    ha.push_str(&format!("  when {} attend Busy\n", c(rng)));
+    ha.push_str(&format!("  reward Work positive when {}\n", c(rng)));
+    let arg_int = rng.pick(&["3", "t", "t + 1", "-t", "2 * 3 - 6", "1 - t + t", "-2"]);
+    let arg_bool = rng.pick(&["true", "go", "not go", "t < 3", "go and t > 0"]);
+    let arg_str = rng.pick(&["\"x\"", "s", "\"a\\\\b\""]);
+    ha.push_str(&format!(
+        "  plan Work => Steps.Main({arg_int}, {arg_bool}, {arg_str})\n"
+    ));
+    if rng.chance(50) {
+        ha.push_str("  plan Other => host.other\n");
+    } else {
+        ha.push_str("  plan Other => Steps.Sub(2)\n");
+    }
+    ha.push_str("}\n");
+    if told {
+        ha.push_str("\nagent C\n{\n  belief got(n: Int)\n  desire G reachable by [Idle]\n  commit blind\n  attention Here initially\n  achieved G when B(self) got(1)\n  plan Idle => Steps.Idle\n}\n");
+    }
+    // Plans.
+    let int_expr = |rng: &mut Rng, vars: &[&str]| -> String {
+        let v = |rng: &mut Rng| rng.pick(vars).to_string();
+        match rng.below(7) {
+            0 => format!("{} + {} - 1", v(rng), v(rng)),
+            1 => format!("({} + 1) + {}", v(rng), v(rng)),
+            2 => format!("{} * -2", v(rng)),
+            3 => format!("-(-{})", rng.below(5)),
+            4 => format!("{} / 2 % 3", v(rng)),
+            5 => format!("-{}", v(rng)),
+            _ => v(rng),
+        }
+    };
+    let bool_expr = |rng: &mut Rng, vars: &[&str]| -> String {
+        let v = rng.pick(vars);
+        match rng.below(6) {
+            0 => format!("{v} < 3 and (b or {v} = 1)"),
+            1 => format!("(b and b) and not b"),
+            2 => format!("not {v} >= 2"),
+            3 => "b or b or b".to_string(),
+            4 => format!("b = ({v} != 0)"),
+            _ => "b".to_string(),
+        }
+    };
+    fn process(
+        rng: &mut Rng,
+        depth: usize,
+        vars: &mut Vec<&'static str>,
+        told: bool,
+        int_expr: &dyn Fn(&mut Rng, &[&str]) -> String,
+        bool_expr: &dyn Fn(&mut Rng, &[&str]) -> String,
+    ) -> String {
+        let leaf = |rng: &mut Rng, vars: &mut Vec<&'static str>| -> String {
+            match rng.below(14) {
+                0 => format!("believe done({})", int_expr(rng, vars)),
+                1 => format!(
+                    "forget pair({}, {})",
+                    int_expr(rng, vars),
+                    int_expr(rng, vars)
+                ),
+                2 => format!("believe flag({})", bool_expr(rng, vars)),
+                3 => format!(
+                    "believe tag({})",
+                    rng.pick(&["str", "\"a\\\"b\\\\c\\n\"", "\"\""])
+                ),
+                4 => format!("{} -> c", int_expr(rng, vars)),
+                5 => format!("({}) -> c", int_expr(rng, vars)),
+                6 => rng
+                    .pick(&["SKIP", "STOP", "abort self", "stop self", "restart self"])
+                    .to_string(),
+                7 => rng
+                    .pick(&["abort l", "stop l", "resume l", "restart l"])
+                    .to_string(),
+                8 if told => format!("tell C got({})", int_expr(rng, vars)),
+                9 => format!("Sub({})", int_expr(rng, vars)),
+                10 => format!("(not b) -> d"),
+                _ => format!("believe pair({}, 0)", int_expr(rng, vars)),
+            }
+        };
+        if depth == 0 {
+            return leaf(rng, vars);
+        }
+        let sub = |rng: &mut Rng, vars: &mut Vec<&'static str>| {
+            let mark = vars.len();
+            let p = process(rng, depth - 1, vars, told, int_expr, bool_expr);
+            vars.truncate(mark);
+            p
+        };
+        match rng.below(10) {
+            0 => {
+                let a = sub(rng, vars);
+                let b = sub(rng, vars);
+                format!("({a} || {b})")
+            }
+            1 => {
+                let (a, b, c) = (sub(rng, vars), sub(rng, vars), sub(rng, vars));
+                format!("({a} [] {b} [] {c})")
+            }
+            2 => {
+                let (a, b) = (sub(rng, vars), sub(rng, vars));
+                format!("({a} /\\ {b})")
+            }
+            4 => {
+                let a = sub(rng, vars);
+                let b = sub(rng, vars);
+                format!("match k {{ when -1 => {a} when 2 => {b} other => SKIP }}")
+            }
+            5 => {
+                let x = ["x", "y", "z"][rng.below(3)];
+                vars.push(x);
+                let rest = process(rng, depth - 1, vars, told, int_expr, bool_expr);
+                format!("{x} <- c ; {rest}")
+            }
+            6 => {
+                let (a, b, c) = (sub(rng, vars), sub(rng, vars), sub(rng, vars));
+                format!("({a} ; {b}) ; {c}")
+            }
+            7 => {
+                let a = sub(rng, vars);
+                format!("match b {{ when true => {a} when false => SKIP }}")
+            }
+            _ => {
+                let (a, b) = (sub(rng, vars), sub(rng, vars));
+                format!("{a} ; {b}")
+            }
+        }
+    }
+    let mut vars = vec!["k"];
+    let depth = 1 + rng.below(3);
+    let body = process(rng, depth, &mut vars, told, &int_expr, &bool_expr);
+    let tail = rng.pick(&["", " ; Loop(k, c)", " ; Loop(k - 1, c)"]);
+    let labelled = process(rng, 1, &mut vec!["k"], told, &int_expr, &bool_expr);
+    let body = match rng.below(3) {
+        0 => format!("(l : {labelled}) || {body}"),
+        1 => format!("{body} ; (l : {labelled})"),
+        _ => format!("(l : {labelled} ; {body}) /\\ SKIP"),
+    };
+    let mut hk = format!(
+        "plan Main(k: Int, b: Bool, str: String) : A\n{{\n  c : chan Int\n  d : chan Bool\n  body := {body}{tail}\n"
+    );
+    if rng.chance(40) {
+        let h = process(rng, 1, &mut vec!["k"], told, &int_expr, &bool_expr);
+        hk.push_str(&format!("  on abort := {h}\n"));
+    }
+    if rng.chance(30) {
+        hk.push_str("  on stop := believe done(0)\n  on resume := forget done(0)\n");
+    }
+    hk.push_str("}\n\n");
+    hk.push_str("plan Sub(k: Int) : A := match k { when 0 => SKIP when -3 => STOP other => believe done(k) }\n\n");
+    hk.push_str("plan Loop(k: Int, c: chan Int) : A := match k { when 0 => SKIP other => x <- c ; believe done(x + k) ; Loop(k - 1, c) }\n");
+    if told {
+        hk.push_str("\nplan Idle() : C := SKIP\n");
+    }
+    let mut files = vec![("A.ha".to_string(), ha), ("Steps.hk".to_string(), hk)];
+    if rng.chance(50) {
+        let hb = format!(
+            "values A {{\n  value base := 2.5\n  option Work := base - 0.5 * done.n + learned(Work) * {}\n  option Other := -(1.0 + pair.b) / 3 % 2\n  policy {}\n}}\n",
+            rng.pick(&["t", "1", "0.25", "(t - 1)"]),
+            rng.pick(&[
+                "greedy",
+                "softmax(temperature = 0.5)",
+                "epsilon_greedy(epsilon = 0.1)",
+                "ucb(c = 2)"
+            ])
+        );
+        files.push(("A.hb".to_string(), hb));
+    }
+    let params = params.into_iter().map(|(n, v)| (n, v)).collect();
+    (files, params)
+}
+
+#[test]
+fn random_projects_round_trip() {
+    use hilbert_frontend::project;
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let (mut lowered, mut networks, mut failures) = (0, 0, Vec::new());
+    let mut refused: std::collections::BTreeMap<String, usize> = Default::default();
+    let total = 300;
+    for i in 0..total {
+        let (files, params) = project(&mut rng);
+        let mut loaded = project::Loaded::default();
+        for (name, text) in &files {
+            project::add_bytes(&mut loaded, name.clone(), text.clone().into_bytes());
+        }
+        let mut args = hilbert_frontend::AgentArgs::new();
+        for (n, v) in &params {
+            args.entry("A".into())
+                .or_default()
+                .insert(n.clone(), v.clone());
+        }
+        let ir = match hilbert_frontend::lower_project(&loaded, &args) {
+            Ok((ir, _)) => ir,
+            Err(errors) => {
+                for e in errors {
+                    *refused
+                        .entry(format!("{} {}", e.code, e.message))
+                        .or_default() += 1;
+                }
+                continue;
+            }
+        };
+        lowered += 1;
+        networks += ir.networks.len();
+        for f in round_trip_all(&format!("random project {i}"), &ir) {
+            let sources: String = files.iter().map(|(n, t)| format!("--- {n}\n{t}")).collect();
+            failures.push(format!("{f}\nfrom the sources:\n{sources}"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures; the first:\n{}",
+        failures.len(),
+        failures[0]
+    );
+    eprintln!("{lowered} of {total} random projects lower, {networks} networks, each round-trips");
+    // The generator's projects are meant to be valid: most must lower.
+    assert!(
+        lowered * 10 >= total * 8,
+        "only {lowered} of {total} projects lower; refusals: {refused:#?}"
+    );
+    assert!(networks >= lowered, "{networks} networks");
+}

@@ -153,12 +153,27 @@ fn params_text<'a>(items: impl Iterator<Item = (String, &'a Type)>) -> String {
         .join(", ")
 }
 
-/// The `--param` text of a value: `3`, `true`, `"a b"`.
+/// The `--param` text of a value: `3`, `true`, `"a b"` (`--param` takes a string as it is
+/// between its quotes, with no escapes; a control character is escaped all the same, for the
+/// terminal's sake, and then the value is not the same).
 pub(super) fn param_value(l: &Literal) -> String {
     match l {
         Literal::Int(n) => n.to_string(),
         Literal::Bool(b) => b.to_string(),
-        Literal::Str(s) => format!("\"{}\"", esc(s)),
+        Literal::Str(s) => {
+            let raw: String = s
+                .chars()
+                .flat_map(|c| {
+                    let plain = c == '"' || c == '\\' || c.escape_debug().count() == 1;
+                    let mut e = c.escape_debug().collect::<Vec<_>>();
+                    if plain {
+                        e = vec![c];
+                    }
+                    e
+                })
+                .collect();
+            format!("\"{raw}\"")
+        }
     }
 }
 
@@ -393,9 +408,10 @@ fn root_literal(l: &Literal) -> String {
 
 /// For a network whose binding reads agent parameters with no value: which root arguments read
 /// them again, and how. The lowering makes every argument that reads one a placeholder `0`, so
-/// each such parameter goes into an argument that is `0`: into an Int argument added up (Int
-/// parameters), into a String argument alone (one String parameter), and into a Bool argument
-/// as `p = p` joined by `and` (any). Bool arguments take what the others cannot.
+/// a Bool or String argument that is `0` reads one (a Bool argument as `p = p`, or `p` for a
+/// Bool `p`; a String argument a String `p`), and every such parameter is read by some
+/// argument that is `0`: added up in an Int argument (Int parameters), joined by `and` in a
+/// Bool argument (any). An Int argument `0` that reads none is the literal `0`.
 fn unset_arguments(
     net: &Network,
     agent: Option<&Agent>,
@@ -403,28 +419,48 @@ fn unset_arguments(
 ) -> Vec<Option<String>> {
     let mut reads: Vec<Vec<String>> = vec![Vec::new(); types.len()];
     let zero = |i: usize| net.root_args.get(i) == Some(&Literal::Int(0));
-    for &p in &net.unset_params {
-        let Some((name, ty)) = agent.and_then(|a| a.params.get(p as usize)) else {
-            continue;
-        };
-        let fits = |i: usize, reads: &[Vec<String>]| {
-            zero(i)
-                && match (types[i], ty) {
-                    (Some(Type::Int), Type::Int) => true,
-                    (Some(Type::Str), Type::Str) => reads[i].is_empty(),
-                    _ => false,
+    let unset: Vec<(String, &Type)> = net
+        .unset_params
+        .iter()
+        .filter_map(|&p| agent.and_then(|a| a.params.get(p as usize)))
+        .map(|(n, t)| (esc(n), t))
+        .collect();
+    let as_bool = |(n, t): &(String, &Type)| {
+        if **t == Type::Bool {
+            n.clone()
+        } else {
+            format!("{n} = {n}")
+        }
+    };
+    let mut used = vec![false; unset.len()];
+    for i in (0..types.len()).filter(|&i| zero(i)) {
+        match types[i] {
+            Some(Type::Bool) => {
+                if let Some(p) = unset.first() {
+                    reads[i].push(as_bool(p));
+                    used[0] = true;
                 }
-        };
-        let slot = (0..types.len())
-            .find(|&i| fits(i, &reads))
-            .or_else(|| (0..types.len()).find(|&i| zero(i) && types[i] == Some(&Type::Bool)));
-        if let Some(i) = slot {
-            let name = esc(name);
-            reads[i].push(if types[i] == Some(&Type::Bool) && *ty != Type::Bool {
-                format!("{name} = {name}")
-            } else {
-                name
-            });
+            }
+            Some(Type::Str) => {
+                if let Some(k) = unset.iter().position(|(_, t)| **t == Type::Str) {
+                    reads[i].push(unset[k].0.clone());
+                    used[k] = true;
+                }
+            }
+            _ => {}
+        }
+    }
+    for (k, p) in unset.iter().enumerate() {
+        if used[k] {
+            continue;
+        }
+        let int = (0..types.len())
+            .find(|&i| zero(i) && types[i] == Some(&Type::Int) && *p.1 == Type::Int);
+        let boolean = (0..types.len()).find(|&i| zero(i) && types[i] == Some(&Type::Bool));
+        match (int, boolean) {
+            (Some(i), _) => reads[i].push(p.0.clone()),
+            (None, Some(i)) => reads[i].push(as_bool(p)),
+            (None, None) => {}
         }
     }
     reads
@@ -743,6 +779,20 @@ fn arith<T: Arith>(
     out: &mut String,
     leaf: &dyn Fn(&T, u8, usize, &mut String),
 ) {
+    arith_named(t, min, depth, out, leaf, &|_| None)
+}
+
+/// [`arith`], with `named` giving the agent parameter a literal stands for where no literal
+/// can be written: a condition reads a parameter's value as a literal, so `-t` with `t = 3` is
+/// the negation of the literal 3, which `-3` (the literal −3) is not.
+fn arith_named<T: Arith>(
+    t: &T,
+    min: u8,
+    depth: usize,
+    out: &mut String,
+    leaf: &dyn Fn(&T, u8, usize, &mut String),
+    named: &dyn Fn(&Literal) -> Option<String>,
+) {
     if depth > MAX_NESTING {
         out.push('…');
         return;
@@ -755,33 +805,48 @@ fn arith<T: Arith>(
         out.push('(');
     }
     match t.shape() {
+        Shape::Literal(l @ Literal::Int(i64::MIN)) => {
+            out.push_str(&named(l).unwrap_or_else(|| source_literal(l)));
+        }
         Shape::Literal(l) => out.push_str(&source_literal(l)),
+        // `-0` and `-3` are literals: the negation of 0 is written `-(-0)`, as it was, and that
+        // of another literal that is not negative as the parameter that has it.
+        Shape::Neg(a) if matches!(a.shape(), Shape::Literal(Literal::Int(0))) => {
+            out.push_str("-(-0)");
+        }
+        Shape::Neg(a)
+            if let Shape::Literal(l @ Literal::Int(1..)) = a.shape()
+                && let Some(name) = named(l) =>
+        {
+            out.push('-');
+            out.push_str(&name);
+        }
         Shape::Neg(a) => {
             out.push('-');
-            arith(a, ATOM, depth + 1, out, leaf);
+            arith_named(a, ATOM, depth + 1, out, leaf, named);
         }
         Shape::Arith(op, a, b) => {
             let (sym, p) = arith_symbol(op);
-            arith(a, p + 1, depth + 1, out, leaf);
+            arith_named(a, p + 1, depth + 1, out, leaf, named);
             let _ = write!(out, " {sym} ");
-            arith(b, p + 1, depth + 1, out, leaf);
+            arith_named(b, p + 1, depth + 1, out, leaf, named);
         }
         Shape::Chain(first, rest) => {
             let level = |op: &ArithOp| arith_symbol(*op).1;
             let one_level = rest.iter().all(|(op, _)| level(op) == prec);
             if one_level && !rest.is_empty() {
-                arith(first, prec + 1, depth + 1, out, leaf);
+                arith_named(first, prec + 1, depth + 1, out, leaf, named);
                 for (op, b) in rest {
                     if out.len() > super::MAX_BYTES {
                         out.push('…');
                         break;
                     }
                     let _ = write!(out, " {} ", arith_symbol(*op).0);
-                    arith(b, prec + 1, depth + 1, out, leaf);
+                    arith_named(b, prec + 1, depth + 1, out, leaf, named);
                 }
             } else {
                 chain_text(first, rest, min, out, |x, m, out| {
-                    arith(x, m, depth + 1, out, leaf)
+                    arith_named(x, m, depth + 1, out, leaf, named)
                 });
             }
         }
@@ -971,20 +1036,25 @@ impl CondCx<'_> {
         out.push(')');
     }
 
-    /// A literal; `i64::MIN` as the agent parameter that has it (a condition reads a
-    /// parameter's value as a literal), or as the difference that computes it.
+    /// The agent parameter whose value `l` is (a condition reads a parameter's value as a
+    /// literal).
+    fn named(&self, l: &Literal) -> Option<String> {
+        let a = self.ir.agents.get(self.agent as usize)?;
+        let ((n, _), _) = a
+            .params
+            .iter()
+            .zip(&a.args)
+            .find(|(_, v)| v.as_ref() == Some(l))?;
+        Some(esc(n))
+    }
+
+    /// A literal; `i64::MIN` as the agent parameter that has it, or as the difference that
+    /// computes it.
     fn literal(&self, l: &Literal) -> String {
-        if *l == Literal::Int(i64::MIN)
-            && let Some(a) = self.ir.agents.get(self.agent as usize)
-            && let Some(((n, _), _)) = a
-                .params
-                .iter()
-                .zip(&a.args)
-                .find(|(_, v)| v.as_ref() == Some(l))
-        {
-            return esc(n);
+        match l {
+            Literal::Int(i64::MIN) => self.named(l).unwrap_or_else(|| source_literal(l)),
+            _ => source_literal(l),
         }
-        source_literal(l)
     }
 
     /// An agent parameter with no value, by name (or `<param 3?>`).
@@ -1001,18 +1071,14 @@ impl CondCx<'_> {
     }
 
     fn term(&self, t: &CondTerm, min: u8, depth: usize, out: &mut String) {
-        if let CondTerm::Literal(l) = t
-            && *l == Literal::Int(i64::MIN)
-        {
-            return out.push_str(&self.literal(l));
-        }
-        arith(t, min, depth, out, &|t, _, _, out| match t {
+        let leaf = |t: &CondTerm, _: u8, _: usize, out: &mut String| match t {
             CondTerm::Var(v) => {
                 let _ = write!(out, "{}{v}", self.var);
             }
             CondTerm::Param(i) => out.push_str(&self.param_text(*i)),
             _ => {}
-        });
+        };
+        arith_named(t, min, depth, out, &leaf, &|l| self.named(l));
     }
 }
 
