@@ -511,3 +511,136 @@ fn random_projects_round_trip() {
     );
     assert!(networks >= lowered, "{networks} networks");
 }
+
+/// A project of one agent `A` with these members and parameters, and these plans in `P.hk`.
+fn one_agent(params: &str, members: &str, plans: &str, hb: &str) -> Vec<(String, String)> {
+    let mut files = vec![
+        (
+            "A.ha".to_string(),
+            format!(
+                "agent A({params})\n{{\n  belief done(n: Int)\n  belief flag(b: Bool)\n  desire D reachable by [Work]\n  commit single_minded\n  attention Calm initially\n  achieved D when B(self) done(1)\n{members}\n}}\n"
+            ),
+        ),
+        ("P.hk".to_string(), plans.to_string()),
+    ];
+    if !hb.is_empty() {
+        files.push(("A.hb".to_string(), hb.to_string()));
+    }
+    files
+}
+
+/// What the lowering does that the listing must undo, each in a project of its own: every
+/// network round-trips.
+#[test]
+fn the_lowerings_corner_cases_round_trip() {
+    use hilbert_certificates::ir::Literal;
+    use hilbert_frontend::project;
+    let run = "plan Run(k: Int, b: Bool, s: String) : A := match k { when 0 => believe done(1) other => STOP }\n";
+    let cases: Vec<(&str, Vec<(String, String)>, Vec<(&str, Literal)>)> = vec![
+        (
+            "a root argument no literal is",
+            one_agent(
+                "",
+                "  plan Work => P.Run(-9223372036854775807 - 1, true, \"\")",
+                run,
+                "",
+            ),
+            vec![],
+        ),
+        (
+            "unset parameters read by Bool and String arguments",
+            one_agent(
+                "t: Int, go: Bool, s: String",
+                "  plan Work => P.Run(t + 1, go and t > 0, s)",
+                run,
+                "",
+            ),
+            vec![],
+        ),
+        (
+            "an unset String parameter read only by a Bool argument",
+            one_agent(
+                "t: Int, s: String",
+                "  plan Work => P.Run(3, s = \"x\", \"y\")",
+                run,
+                "",
+            ),
+            vec![("t", Literal::Int(2))],
+        ),
+        (
+            "conditions compared, their conjunctions kept apart",
+            one_agent(
+                "",
+                "  intend Work for D when (B(self) done(1) and B(self) done(2)) = (B(self) done(3) and not B(self) done(4)) or B(self) done(5)\n  when (B(self) done(n) and B(self) done(n + 1)) != true attend Calm\n  plan Work => P.Run",
+                "plan Run() : A := SKIP\n",
+                "",
+            ),
+            vec![],
+        ),
+        (
+            "a parameter's literal value, negated, and i64::MIN",
+            one_agent(
+                "t: Int, u: Int, v0: Int",
+                "  intend Work for D when B(self) done(n) and n = -t and -u < n and B(self) done(v0)\n  plan Work => P.Run(0, true, \"\")",
+                run,
+                "values A {\n  option Work := t * 2.0 - u\n}\n",
+            ),
+            vec![
+                ("t", Literal::Int(3)),
+                ("u", Literal::Int(i64::MIN)),
+                ("v0", Literal::Int(-4)),
+            ],
+        ),
+        (
+            "B(A) inside agent A, computed Bool pattern arguments",
+            one_agent(
+                "go: Bool",
+                "  intend Work for D when B(A) done(1) and B(self) flag(not go) and B(self) flag(1 < 2)\n  plan Work => P.Run(0, go, \"\")",
+                run,
+                "",
+            ),
+            vec![],
+        ),
+        (
+            "deep nesting and long chains",
+            one_agent(
+                "",
+                &format!(
+                    "  intend Work for D when {}B(self) done(1){}\n  achieved D when B(self) done({})\n  plan Work => P.Deep(1)",
+                    "not (".repeat(60),
+                    ")".repeat(60),
+                    vec!["1"; 500].join(" + ")
+                ),
+                &format!(
+                    "plan Deep(k: Int) : A\n{{\n  c : chan Int\n  body := {}believe done({}){}\n}}\n",
+                    (0..40)
+                        .map(|i| format!("l{i} : (SKIP || "))
+                        .collect::<String>(),
+                    vec!["k"; 300].join(" * "),
+                    ")".repeat(40)
+                ),
+                "",
+            ),
+            vec![],
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (what, files, params) in cases {
+        let mut loaded = project::Loaded::default();
+        for (name, text) in &files {
+            project::add_bytes(&mut loaded, name.clone(), text.clone().into_bytes());
+        }
+        let mut args = hilbert_frontend::AgentArgs::new();
+        for (n, v) in params {
+            args.entry("A".into()).or_default().insert(n.to_string(), v);
+        }
+        match hilbert_frontend::lower_project(&loaded, &args) {
+            Ok((ir, _)) => {
+                assert!(!ir.networks.is_empty(), "{what}: no network");
+                failures.extend(round_trip_all(what, &ir));
+            }
+            Err(e) => failures.push(format!("{what}: does not lower: {e:?}\n{files:?}")),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}

@@ -39,7 +39,7 @@ pub const HEADER_PARAM: &str = "param ";
 /// The most bytes a listing holds before it stops with `… (listing truncated)`.
 pub const MAX_BYTES: usize = 4 << 20;
 /// How deeply a process tree is printed; deeper nodes print as `…`.
-pub const MAX_DEPTH: usize = 64;
+pub const MAX_DEPTH: usize = 256;
 /// How deeply an expression, a condition or a type is printed; deeper parts print as `…`.
 const MAX_NESTING: usize = 300;
 /// The column the node-id comments start at.
@@ -704,7 +704,9 @@ mod tests {
     use super::*;
     use hilbert_certificates::cert::{AtomRec, RankExpr, SourceDigest};
     use hilbert_certificates::ir::{
-        AgentId, Belief, Desire, Instance, Intend, LabelId, Reward, Values,
+        AgentId, Arg, AtomExpr, Belief, Binding, Command, Cond, CondTerm, Desire, Instance, Intend,
+        LabelId, Node, Pattern, PatternArg, PlanCode, PolicyIr, Reward, Slot, Target, ValueOp,
+        ValueProgram, Values,
     };
 
     fn made(arg: PatternArg) -> Cond {
@@ -832,7 +834,8 @@ mod tests {
     /// column (or no comment when `comment` is empty).
     fn has_line(listing: &str, text: &str, comment: &str) -> bool {
         listing.lines().any(|l| {
-            let l = l.trim_start();
+            // A comment section's line is read as what it comments.
+            let l = l.strip_prefix("-- ").unwrap_or(l).trim_start();
             match l.split_once("  -- ") {
                 Some((t, c)) => t.trim_end() == text && c == comment,
                 None => comment.is_empty() && l == text,
@@ -931,7 +934,10 @@ mod tests {
     fn listing_shows_the_header_sources_agent_and_plan_code() {
         let body = small_body();
         let l = listing("out/Operator.Work.cert", &body);
-        assert!(l.starts_with("certificate out/Operator.Work.cert\n"), "{l}");
+        assert!(
+            l.starts_with("-- === certificate ===\n-- certificate out/Operator.Work.cert\n"),
+            "{l}"
+        );
         assert_line(&l, "tool        hilbert test", "");
         assert_line(
             &l,
@@ -948,7 +954,11 @@ mod tests {
             "",
         );
         // The agent, in .ha syntax.
-        assert_line(&l, "agent Operator(line: String)", "agent 0");
+        assert_line(
+            &l,
+            "agent Operator(line: String)",
+            "agent 0; line has no value",
+        );
         assert_line(&l, "belief made(count: Int)", "b0");
         assert_line(
             &l,
@@ -968,29 +978,33 @@ mod tests {
         assert_line(&l, "commit single_minded", "");
         assert_line(&l, "attention Producing initially", "attention 0");
         assert_line(&l, "attention Emergency", "attention 1");
-        assert_line(&l, "plan Work => Line.Build", "binding 0, network 0");
+        assert_line(&l, "plan Work => Line.Build", "binding 0: network 0");
         assert_line(&l, "intend Work for Produced when not B(self) made(3)", "");
         assert_line(&l, "when attending Producing or false attend Emergency", "");
         assert_line(&l, "reward Work negative when true", "");
         assert_line(&l, "option Work := 1.0 - 0.5 * made.count", "");
         assert_line(&l, "policy softmax(temperature = 0.5)", "");
         // The network and its plan code, with node ids.
-        assert_line(&l, "network 0: Operator.Work", "this certificate");
+        assert_line(&l, "network 0: Operator.Work (this certificate)", "");
         assert_line(&l, "root       Build()  (plan 0)", "");
         assert_line(&l, "0 Build", "the root");
-        assert_line(&l, "plan Build (file Line)", "plan 0");
-        assert_line(&l, "channels   parts: chan Int (slot 0)", "");
-        assert_line(&l, "slots      2: 0 parts, 1 n", "");
-        assert_line(&l, ";", "n4, n3");
-        assert_line(&l, "1 -> parts", "n0");
-        assert_line(&l, "n <- parts", "n1");
+        assert_line(
+            &l,
+            "plan 0: Line.Build; slots 2 (0 parts, 1 n); labels none",
+            "",
+        );
+        assert_line(&l, "plan Build() : Operator", "");
+        assert_line(&l, "parts : chan Int", "slot 0");
+        // The sequence is written flat, each `;` ending its part's line with the Seq node.
+        assert_line(&l, "1 -> parts ;", "n0  ; n4");
+        assert_line(&l, "n <- parts ;", "n1  ; n3");
         assert_line(&l, "believe made((n + 1) * -2)", "n2");
-        assert_line(&l, "arena      5 nodes, each printed above", "");
-        // The sequence's parts are one level below it.
+        assert_line(&l, "arena      5 nodes, each written above", "");
+        // The body's parts are one level below `body :=`.
         let send = l.lines().find(|x| x.contains("1 -> parts")).unwrap();
-        let seq = l.lines().find(|x| x.contains("-- n4, n3")).unwrap();
+        let body = l.lines().find(|x| x.contains("body :=")).unwrap();
         let indent = |s: &str| s.len() - s.trim_start().len();
-        assert_eq!(indent(send), indent(seq) + 2);
+        assert_eq!(indent(send), indent(body) + 2);
         // States and witnesses.
         assert_line(&l, "states: 1 states, 1 terms, 1 atoms", "");
         assert_line(&l, "state 0 term t0: done", "");
@@ -1067,21 +1081,25 @@ mod tests {
             networks: vec![network(vec![p], nodes)],
         };
         let l = listing("all", &body_of(ir, 0));
-        assert_line(&l, "||", "n8");
-        assert_line(&l, "[]", "n6");
-        assert_line(&l, "/\\", "n2");
+        // An operator's first line carries its node; a choice inside `||` needs no parentheses,
+        // an interrupt inside `[]` neither.
+        assert_line(&l, "||", "n8 ||");
+        assert_line(&l, "[]", "n6 []");
+        assert_line(&l, "/\\", "n2 /\\");
+        assert!(!l.contains("\n      (\n"), "{l}");
         assert_line(
             &l,
             "tell Client delivered(7)",
             "n0, tell 1, own belief made",
         );
         assert_line(&l, "stop self", "n1");
-        assert_line(&l, "forget made(2)", "n3");
+        assert_line(&l, "forget made(2) ;", "n3  ; n5");
         assert_line(&l, "STOP", "n4");
         assert_line(&l, "resume l", "n7");
-        assert_line(&l, "on stop", "");
-        assert_line(&l, "not n != -(-1) or true and \"a\\\"b\" -> parts", "n9");
-        assert_line(&l, "labels     0 l", "");
+        assert_line(&l, "on stop :=", "");
+        // A sent value that begins with `not` is parenthesised: `not` cannot begin a process.
+        assert_line(&l, "(not n != -(-1) or true and \"a\\\"b\") -> parts", "n9");
+        assert!(l.contains("; labels 0 l\n"), "{l}");
     }
 
     #[test]
@@ -1130,9 +1148,13 @@ mod tests {
         body.ir.agents[0].beliefs[0].name = "ma\rde".into();
         let l = listing("a\u{7}b", &body);
         assert!(!l.contains('\u{1b}') && !l.contains('\r') && !l.contains('\u{7}'));
-        assert_line(&l, "agent Op\\u{1b}[2J\\nerator(line: String)", "agent 0");
+        assert_line(
+            &l,
+            "agent Op\\u{1b}[2J\\nerator(line: String)",
+            "agent 0; line has no value",
+        );
         assert_line(&l, "believe ma\\rde((n + 1) * -2)", "n2");
-        assert!(l.starts_with("certificate a\\u{7}b\n"));
+        assert!(l.starts_with("-- === certificate ===\n-- certificate a\\u{7}b\n"));
     }
 
     /// A hostile arena: self-loops, cycles, indices that point nowhere.
@@ -1276,7 +1298,7 @@ mod tests {
             "network     7: <no such network?>",
             "<node 99?>",
             "<n0 again?>",
-            "<plan 9?>(<slot 42?>, x#1)",
+            "<plan 9?>(<slot 42?>, x)",
             "<plan 77?>",
             "<belief 42?>",
             "<agent 9?>",
@@ -1293,14 +1315,14 @@ mod tests {
             "<desire 9?>",
             "<attention 8?>",
             "<attention 4?>",
-            "network 44, and also host.h?",
+            "network 44, and also host code?",
             "and()",
             "<malformed program",
             "ucb(c = NaN)",
             "<term 99?>",
             "<atom 5?>",
             "2 ranks, max finite rank 1, 1 with no claim  <for a table of 1 states?>",
-            "<slot 5?>: chan chan Bool (slot 5)",
+            "<slot 5?> : chan chan Bool                        -- slot 5",
             "<3 names for 2 slots?>",
         ] {
             assert!(l.contains(expected), "no `{expected}` in:\n{l}");
@@ -1378,7 +1400,7 @@ mod tests {
         let l = listing("long", &body_of(ir, 0));
         assert_eq!(l.lines().filter(|x| x.contains("SKIP")).count(), n as usize);
         assert!(l.contains(&format!(
-            "arena      {} nodes, each printed above",
+            "arena      {} nodes, each written above",
             2 * n - 1
         )));
     }
@@ -1423,10 +1445,14 @@ mod tests {
         assert_line(&l, &format!("network     {work}: Operator.Work"), "");
         assert_line(
             &l,
-            &format!("network {work}: Operator.Work"),
-            "this certificate",
+            &format!("network {work}: Operator.Work (this certificate)"),
+            "",
         );
-        assert_line(&l, "agent Operator(line: String)", "agent 0");
+        assert_line(
+            &l,
+            "agent Operator(line: String)",
+            "agent 0; line has no value",
+        );
         assert_line(
             &l,
             "desire Produced reachable by [Work]",
@@ -1460,10 +1486,7 @@ mod tests {
         assert!(l.contains("plan Work => Line.Produce "), "{l}");
         assert!(l.contains("plan Stop => Line.Shutdown "), "{l}");
         for plan in ["Produce", "Feed", "Build", "Shutdown"] {
-            assert!(
-                l.contains(&format!("plan {plan} (file Line)")),
-                "no {plan} in:\n{l}"
-            );
+            assert!(l.contains(&format!(": Line.{plan};")), "no {plan} in:\n{l}");
         }
         for code in [
             "1 -> parts",
@@ -1490,5 +1513,7 @@ mod tests {
         assert!(l.contains("tail call"));
         assert!(!l.contains("?>"), "an index points nowhere in:\n{l}");
         assert!(!l.contains("not reached"), "{l}");
+        // The listing is source: it lowers again to the network's slice of the IR.
+        assert_eq!(roundtrip::relower(&l), Ok(body.ir.slice(work).unwrap()));
     }
 }

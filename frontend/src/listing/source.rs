@@ -1264,13 +1264,22 @@ fn placeholders(out: &mut Out, ir: &Ir, targets: &Targets) {
     }
 }
 
-/// Where a process is written: anywhere a process may be, or as a part of a sequence (where a
-/// label or a sequence needs parentheses).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Place {
-    Any,
-    SeqPart,
+/// How tightly each process form binds (`docs/language.md` §4, loosest first): a process is
+/// written in parentheses where it binds more loosely than its place asks.
+fn process_prec(node: &Node) -> u8 {
+    match node {
+        Node::Par(_) => 1,
+        Node::Choice(_) => 2,
+        Node::Interrupt(..) => 3,
+        Node::Label(..) => 4,
+        Node::Seq(..) => 5,
+        _ => 6,
+    }
 }
+
+/// The place of a part of a sequence: only a process that is not a sequence, a label or an
+/// operator goes there unparenthesised.
+const SEQ_PART: u8 = 6;
 
 /// Prints one plan's code, as lines (indent, text, comment) collected before they are written,
 /// so that a sequence can end a part's last line with `;`.
@@ -1429,7 +1438,7 @@ impl PlanPrinter<'_, '_> {
             && code.on_abort.is_none();
         if short {
             self.push(0, format!("{decl} :="), "");
-            self.node(code.body, 1, 0, Place::Any);
+            self.node(code.body, 1, 0, 0);
         } else {
             self.push(0, decl, "");
             self.push(0, "{", "");
@@ -1438,7 +1447,7 @@ impl PlanPrinter<'_, '_> {
                 self.push(1, text, format!("slot {}", s.0));
             }
             self.push(1, "body :=", "");
-            self.node(code.body, 2, 0, Place::Any);
+            self.node(code.body, 2, 0, 0);
             for (name, handler) in [
                 ("on stop :=", code.on_stop),
                 ("on resume :=", code.on_resume),
@@ -1446,7 +1455,7 @@ impl PlanPrinter<'_, '_> {
             ] {
                 if let Some(h) = handler {
                     self.push(1, name, "");
-                    self.node(h, 2, 0, Place::Any);
+                    self.node(h, 2, 0, 0);
                 }
             }
             self.push(0, "}", "");
@@ -1500,8 +1509,9 @@ impl PlanPrinter<'_, '_> {
         }
     }
 
-    /// Writes node `id` at `indent` levels, `depth` nodes deep, at `place`.
-    fn node(&mut self, id: NodeId, indent: usize, depth: usize, place: Place) {
+    /// Writes node `id` at `indent` levels, `depth` nodes deep, in parentheses when it binds
+    /// more loosely than `min` ([`process_prec`]).
+    fn node(&mut self, id: NodeId, indent: usize, depth: usize, min: u8) {
         let tag = format!("n{}", id.0);
         let Some(node) = self.net.nodes.get(id.0 as usize) else {
             self.push(indent, format!("<node {}?>", id.0), "");
@@ -1521,6 +1531,13 @@ impl PlanPrinter<'_, '_> {
                 format!("<{tag} again?>"),
                 format!("{tag} was printed above in this plan"),
             );
+            return;
+        }
+        if process_prec(node) < min {
+            self.push(indent, "(", "");
+            self.visited.remove(&id.0);
+            self.node(id, indent + 1, depth, 0);
+            self.push(indent, ")", "");
             return;
         }
         self.reached[id.0 as usize] = true;
@@ -1606,19 +1623,12 @@ impl PlanPrinter<'_, '_> {
                 let text = format!("{}({})", plan_name(self.net, *plan), args.join(", "));
                 self.push(indent, text, comment);
             }
+            // Nested to the right, as `a ; b ; c` lowers: written flat (nested to the left,
+            // a part is a sequence, in parentheses).
             Node::Seq(a, b) => {
-                if place == Place::SeqPart {
-                    // A sequence nested to the left: in parentheses.
-                    self.push(indent, "(", "");
-                    self.visited.remove(&id.0);
-                    self.node(id, indent + 1, depth + 1, Place::Any);
-                    self.push(indent, ")", "");
-                    return;
-                }
-                // Nested to the right, as `a ; b ; c` lowers: written flat.
                 let (mut part, mut rest, mut seq) = (*a, *b, id);
                 loop {
-                    self.node(part, indent, depth + 1, Place::SeqPart);
+                    self.node(part, indent, depth + 1, SEQ_PART);
                     self.append(" ;", &format!("; n{}", seq.0));
                     match self.net.nodes.get(rest.0 as usize) {
                         Some(Node::Seq(x, y)) if !self.visited.contains(&rest.0) => {
@@ -1629,46 +1639,45 @@ impl PlanPrinter<'_, '_> {
                             rest = *y;
                         }
                         _ => {
-                            self.node(rest, indent, depth + 1, Place::SeqPart);
+                            self.node(rest, indent, depth + 1, SEQ_PART);
                             break;
                         }
                     }
                 }
             }
+            // The operator's lines carry the node: `||  -- n6 ||` on the first.
             Node::Par(cs) | Node::Choice(cs) => {
-                let op = if matches!(node, Node::Par(_)) {
-                    "||"
+                let (op, inner) = if matches!(node, Node::Par(_)) {
+                    ("||", 2)
                 } else {
-                    "[]"
+                    ("[]", 3)
                 };
-                self.push(indent, "(", format!("{tag} {op}"));
+                if cs.len() < 2 {
+                    self.push(
+                        indent,
+                        format!("<{op} of {} parts?>", cs.len()),
+                        tag.clone(),
+                    );
+                }
                 for (i, c) in cs.iter().enumerate() {
-                    if i > 0 {
+                    if i == 1 {
+                        self.push(indent, op, format!("{tag} {op}"));
+                    } else if i > 1 {
                         self.push(indent, op, "");
                     }
-                    self.node(*c, indent + 1, depth + 1, Place::Any);
+                    self.node(*c, indent + 1, depth + 1, inner);
                 }
-                self.push(indent, ")", "");
             }
+            // Right-associative: `a /\ b /\ c` is `a /\ (b /\ c)`.
             Node::Interrupt(a, b) => {
-                self.push(indent, "(", format!("{tag} /\\"));
-                self.node(*a, indent + 1, depth + 1, Place::Any);
-                self.push(indent, "/\\", "");
-                self.node(*b, indent + 1, depth + 1, Place::Any);
-                self.push(indent, ")", "");
+                self.node(*a, indent + 1, depth + 1, 4);
+                self.push(indent, "/\\", format!("{tag} /\\"));
+                self.node(*b, indent + 1, depth + 1, 3);
             }
+            // A label covers the sequence to its right.
             Node::Label(l, b) => {
-                let (inner, close) = if place == Place::SeqPart {
-                    self.push(indent, "(", "");
-                    (indent + 1, true)
-                } else {
-                    (indent, false)
-                };
-                self.push(inner, format!("{} :", self.label(l.0)), tag);
-                self.node(*b, inner + 1, depth + 1, Place::Any);
-                if close {
-                    self.push(indent, ")", "");
-                }
+                self.push(indent, format!("{} :", self.label(l.0)), tag);
+                self.node(*b, indent + 1, depth + 1, 4);
             }
             Node::Match {
                 scrutinee,
@@ -1679,11 +1688,11 @@ impl PlanPrinter<'_, '_> {
                 self.push(indent, text, tag);
                 for (lit, n) in arms {
                     self.push(indent + 1, format!("when {} =>", source_literal(lit)), "");
-                    self.node(*n, indent + 2, depth + 1, Place::Any);
+                    self.node(*n, indent + 2, depth + 1, 0);
                 }
                 if let Some(n) = other {
                     self.push(indent + 1, "other =>", "");
-                    self.node(*n, indent + 2, depth + 1, Place::Any);
+                    self.node(*n, indent + 2, depth + 1, 0);
                 }
                 self.push(indent, "}", "");
             }
