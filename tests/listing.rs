@@ -11,6 +11,11 @@ use hilbert_certificates::ir::Ir;
 use hilbert_frontend::listing::{self, roundtrip};
 use std::path::{Path, PathBuf};
 
+/// A project's files, as (name, text).
+type Files = Vec<(String, String)>;
+/// Agent `A`'s parameter values.
+type Params = Vec<(String, hilbert_certificates::ir::Literal)>;
+
 /// The certificate body of network `n` of `ir` as a build writes it, but for its states and
 /// witnesses (the listing's source is its IR alone).
 fn body(ir: &Ir, n: usize) -> Body {
@@ -105,6 +110,24 @@ fn every_certificate_of_every_example_round_trips() {
         certs.retain(|p| p.extension().is_some_and(|e| e == "cert"));
         certs.sort();
         assert!(!certs.is_empty(), "{}: no certificate", dir.display());
+        // `hilbert verify --dump` checks the round trip of each, and says so.
+        let mut dump = vec!["verify", "--dump"];
+        let shown: Vec<String> = certs.iter().map(|p| p.display().to_string()).collect();
+        dump.extend(shown.iter().map(String::as_str));
+        let listed = hilbert(&dump, None);
+        let checked = listed
+            .stdout
+            .lines()
+            .filter(|l| l.starts_with("--   round trip  checked: "))
+            .count();
+        if checked != certs.len() {
+            failures.push(format!(
+                "{}: `verify --dump` checked {checked} of {} round trips:\n{}",
+                dir.display(),
+                certs.len(),
+                listed.stdout
+            ));
+        }
         for path in certs {
             let bytes = std::fs::read(&path).unwrap();
             let body = cert::decode(&bytes).expect("a build's certificate decodes");
@@ -150,12 +173,7 @@ impl Rng {
 /// them and on `self`, `match` with negative, Bool and String arms, tail and non-tail calls,
 /// sends and receives, handlers, left-nested sequences) and every expression form; and
 /// sometimes a `.hb` block. Returns the files and the parameter values.
-fn project(
-    rng: &mut Rng,
-) -> (
-    Vec<(String, String)>,
-    Vec<(String, hilbert_certificates::ir::Literal)>,
-) {
+fn project(rng: &mut Rng) -> (Files, Params) {
     use hilbert_certificates::ir::Literal;
     let told = rng.chance(50);
     let mut params = Vec::new();
@@ -326,7 +344,7 @@ fn project(
         let v = rng.pick(vars);
         match rng.below(6) {
             0 => format!("{v} < 3 and (b or {v} = 1)"),
-            1 => format!("(b and b) and not b"),
+            1 => "(b and b) and not b".to_string(),
             2 => format!("not {v} >= 2"),
             3 => "b or b or b".to_string(),
             4 => format!("b = ({v} != 0)"),
@@ -364,7 +382,7 @@ fn project(
                     .to_string(),
                 8 if told => format!("tell C got({})", int_expr(rng, vars)),
                 9 => format!("Sub({})", int_expr(rng, vars)),
-                10 => format!("(not b) -> d"),
+                10 => "(not b) -> d".to_string(),
                 _ => format!("believe pair({}, 0)", int_expr(rng, vars)),
             }
         };
@@ -456,7 +474,6 @@ fn project(
         );
         files.push(("A.hb".to_string(), hb));
     }
-    let params = params.into_iter().map(|(n, v)| (n, v)).collect();
     (files, params)
 }
 
@@ -536,7 +553,8 @@ fn the_lowerings_corner_cases_round_trip() {
     use hilbert_certificates::ir::Literal;
     use hilbert_frontend::project;
     let run = "plan Run(k: Int, b: Bool, s: String) : A := match k { when 0 => believe done(1) other => STOP }\n";
-    let cases: Vec<(&str, Vec<(String, String)>, Vec<(&str, Literal)>)> = vec![
+    type Case<'a> = (&'a str, Files, Vec<(&'a str, Literal)>);
+    let cases: Vec<Case> = vec![
         (
             "a root argument no literal is",
             one_agent(

@@ -189,3 +189,158 @@ pub fn first_difference(want: &Ir, got: &Ir) -> String {
         show(&b)
     )
 }
+
+/// The header line [`checked_listing`] adds: `--   round trip  …`.
+pub const HEADER_ROUND_TRIP: &str = "--   round trip  ";
+
+/// What `hilbert verify --dump` prints: the listing of a certificate ([`super::listing`]) with
+/// its round trip checked, said in a header line after the network's: the source lowers again
+/// to this IR byte for byte, or why not (the first line of the reason).
+pub fn checked_listing(path: &str, body: &Body) -> String {
+    let text = super::listing(path, body);
+    let verdict = match relower(&text) {
+        Ok(ir) if cert::ir_bytes(&ir) == cert::ir_bytes(&body.ir) => String::from(
+            "checked: the source below lowers again to this certificate's IR, byte for byte",
+        ),
+        Ok(_) => {
+            String::from("FAILED: the source below lowers to another IR than this certificate's")
+        }
+        Err(e) => format!(
+            "FAILED: {}",
+            e.lines()
+                .next()
+                .unwrap_or("the source below does not lower")
+        ),
+    };
+    let network_line = format!("--   {HEADER_NETWORK}");
+    let mut out = String::with_capacity(text.len() + verdict.len() + 32);
+    let mut added = false;
+    for line in text.split_inclusive('\n') {
+        out.push_str(line);
+        if !added && line.starts_with(&network_line) {
+            out.push_str(HEADER_ROUND_TRIP);
+            out.push_str(&verdict);
+            out.push('\n');
+            added = true;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hilbert_certificates::cert::StateTable;
+
+    /// The production line's `Operator.Work` certificate body, but for its states and
+    /// witnesses.
+    fn work() -> Body {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/production-line");
+        let loaded = crate::project::load(&[root.to_string()]).unwrap();
+        let (ir, _) = crate::lower_project(&loaded, &Default::default()).unwrap();
+        let n = ir
+            .networks
+            .iter()
+            .position(|n| n.binding == "Work")
+            .unwrap();
+        let ir = ir.slice(n).unwrap();
+        Body {
+            tool: "hilbert test".into(),
+            sources: vec![],
+            ir_sha256: cert::sha256(&cert::ir_bytes(&ir)),
+            ir,
+            network: 0,
+            states: StateTable::default(),
+            witnesses: vec![],
+        }
+    }
+
+    #[test]
+    fn the_listing_splits_into_its_files_and_lowers_to_the_certificates_ir() {
+        let body = work();
+        let text = crate::listing::listing("w.cert", &body);
+        let listed = sources(&text).unwrap();
+        let names: Vec<&str> = listed.files.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["Operator.ha", "Line.hk", "Elsewhere.hk"]);
+        assert_eq!(listed.network.as_deref(), Some("Operator.Work"));
+        assert!(listed.params.is_empty());
+        // Nothing of the header, the states or the witnesses is in a file but as a comment.
+        for (_, file) in &listed.files {
+            assert!(!file.contains("=== "), "{file}");
+        }
+        assert_eq!(round_trip("w.cert", &body), Ok(()));
+        let checked = checked_listing("w.cert", &body);
+        assert!(
+            checked.contains(&format!("{HEADER_ROUND_TRIP}checked: ")),
+            "{checked}"
+        );
+        // The same lines but the one added.
+        assert_eq!(checked.lines().count(), text.lines().count() + 1);
+    }
+
+    #[test]
+    fn an_edited_listing_lowers_to_another_ir() {
+        let body = work();
+        let text = crate::listing::listing("w.cert", &body);
+        // A goal weakened, a plan's step changed, an argument changed: each is another IR.
+        for (from, to) in [
+            ("made(v0) and v0 < 3", "made(v0) and v0 <= 3"),
+            ("believe made(made + n) ;", "believe made(made - n) ;"),
+            ("Build(parts, 0) ;", "Build(parts, 1) ;"),
+        ] {
+            assert!(text.contains(from), "{from}");
+            let edited = text.replacen(from, to, 1);
+            let ir = relower(&edited).unwrap();
+            assert_ne!(cert::ir_bytes(&ir), cert::ir_bytes(&body.ir), "{to}");
+            assert!(first_difference(&body.ir, &ir).contains("another IR"));
+        }
+        // A listing whose source does not check says why, by code and line.
+        let broken = text.replacen("believe made(0)", "believe unmade(0)", 1);
+        let e = relower(&broken).unwrap_err();
+        assert!(
+            e.contains("does not check") && e.contains("Line.hk:"),
+            "{e}"
+        );
+        let mut body = body;
+        body.ir.agents[0].desires[0].priority = 7;
+        body.ir.agents[0].desires[0].name = "Pro\u{1b}duced".into();
+        let checked = checked_listing("w.cert", &body);
+        assert!(
+            checked.contains(&format!("{HEADER_ROUND_TRIP}FAILED: ")),
+            "{checked}"
+        );
+    }
+
+    #[test]
+    fn text_that_is_not_a_listing_is_refused_without_panicking() {
+        for text in [
+            "",
+            "plan P() : A := SKIP",
+            "-- === file A.ha ===\nagent",
+            "-- === file A.ha ===\n-- param A.x\n",
+            "-- === file A.ha ===\nagent A { }\n-- param =3\n",
+            "-- === file A.ha ===\nagent A { commit blind attention X initially }\n--   network     0: A.Nothing\n",
+            "-- === file ===\n\u{0}\u{202e}(((((",
+            "… (listing truncated)",
+        ] {
+            assert!(relower(text).is_err(), "{text}");
+        }
+        // Random bytes, and a listing cut anywhere.
+        let body = work();
+        let listing = crate::listing::listing("w.cert", &body);
+        let mut x: u64 = 0x2545_f491;
+        for cut in (0..listing.len()).step_by(97) {
+            if listing.is_char_boundary(cut) {
+                let _ = relower(&listing[..cut]);
+            }
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let alphabet = b"-=( )|;:ab\n\"AB.{}";
+            let noise: String = (0..64)
+                .map(|i| char::from(alphabet[((x >> (i % 60)) % alphabet.len() as u64) as usize]))
+                .collect();
+            let _ = relower(&format!("-- === file A.ha ===\n{noise}"));
+        }
+    }
+}
