@@ -80,6 +80,7 @@ fn every_network_of_the_corpus_round_trips() {
         networks += ir.networks.len();
         failures.extend(round_trip_all(&dir.display().to_string(), &ir));
     }
+    eprintln!("{networks} networks of tests/cases/, each round-trips");
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     assert!(networks >= 5, "only {networks} networks in the corpus");
 }
@@ -138,6 +139,10 @@ fn every_certificate_of_every_example_round_trips() {
             }
         }
     }
+    eprintln!(
+        "{certificates} certificates of {} example builds, each round-trips",
+        builds.len()
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     assert!(certificates >= 20, "only {certificates} certificates");
 }
