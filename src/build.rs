@@ -157,7 +157,7 @@ fn emit_values(dir: &std::path::Path, ir: &hilbert_certificates::ir::Ir) -> std:
 /// a torn certificate. Returns the bytes as read back from the temporary file: what the kernel
 /// is given is exactly what was renamed into place.
 /// The file beside a network's certificate that lets a later build reuse its proof: the key it
-/// was proved under (`obligations::reuse_key`), its theorems and its counts.
+/// was proved under (`obligations::reuse_key`), and nothing else a build would report.
 fn proof_path(out: &str, network: &str) -> String {
     format!("{}/{network}.proof.json", out.trim_end_matches('/'))
 }
@@ -176,7 +176,7 @@ fn keep_proof(
     let all_proved = mine
         .iter()
         .all(|&i| matches!(theorems[i].status, Status::Proved));
-    if c.reused && admitted {
+    if c.reused.is_some() && admitted {
         return Ok(());
     }
     if !(admitted && all_proved) {
@@ -186,25 +186,17 @@ fn keep_proof(
             Err(e) => Err(format!("cannot remove the stale `{path}`: {e}")),
         };
     }
-    let kept = serde_json::json!({
-        "key": cert::hex(&c.key),
-        "states": c.states,
-        "transitions": c.transitions,
-        "theorems": mine
-            .iter()
-            .map(|&i| serde_json::json!({
-                "name": theorems[i].name,
-                "statement": theorems[i].statement,
-            }))
-            .collect::<Vec<_>>(),
-    });
+    // Only the key: the theorems, statements, counts and verdicts of a reused network come
+    // from the sources and the kernel's check of the kept certificate, never from this file.
+    let kept = serde_json::json!({ "key": cert::hex(&c.key) });
     write_atomically(&path, kept.to_string().as_bytes()).map(|_| ())
 }
 
-/// An earlier build's proof of `network` under `key`, when `out` keeps one: its theorems and
-/// counts, and the certificate's bytes (which the kernel checks again). Anything missing,
-/// unreadable or under another key is no proof, and the network is explored.
-fn reused(out: &str, network: &str, key: &[u8; 32]) -> Option<obligations::Reused> {
+/// The certificate an earlier build kept for `network` under `key`, when `out` keeps one: the
+/// frontend reuses it only if the kernel admits it again against this build's sources
+/// (`obligations::prove_reusing`). Anything missing, unreadable or under another key is no
+/// proof, and the network is explored.
+fn reused(out: &str, network: &str, key: &[u8; 32]) -> Option<Vec<u8>> {
     use hilbert_frontend::input;
     let path = proof_path(out, network);
     let text = input::read_regular(std::path::Path::new(&path), &path, 16 << 20).ok()?;
@@ -212,29 +204,13 @@ fn reused(out: &str, network: &str, key: &[u8; 32]) -> Option<obligations::Reuse
     if kept["key"].as_str()? != cert::hex(key) {
         return None;
     }
-    let theorems = kept["theorems"]
-        .as_array()?
-        .iter()
-        .map(|t| {
-            Some((
-                t["name"].as_str()?.to_string(),
-                t["statement"].as_str()?.to_string(),
-            ))
-        })
-        .collect::<Option<Vec<_>>>()?;
     let cert_path = format!("{}/{network}.cert", out.trim_end_matches('/'));
-    let bytes = input::read_regular(
+    input::read_regular(
         std::path::Path::new(&cert_path),
         &cert_path,
         input::CERTIFICATE_CAP,
     )
-    .ok()?;
-    Some(obligations::Reused {
-        theorems,
-        states: usize::try_from(kept["states"].as_u64()?).ok()?,
-        transitions: usize::try_from(kept["transitions"].as_u64()?).ok()?,
-        bytes,
-    })
+    .ok()
 }
 
 fn write_atomically(path: &str, bytes: &[u8]) -> Result<Vec<u8>, String> {
@@ -345,19 +321,19 @@ fn kernel(proofs: &Proofs, out: &str, ir: Option<&Ir>) -> Result<KernelWords, St
             });
             continue;
         }
-        let phase = hilbert_frontend::memory::Phase::begin();
-        let clock = Instant::now();
-        // A reused certificate was read from `path` just now; any other is written first.
-        let written;
-        let bytes: &[u8] = if c.reused {
-            &c.bytes
-        } else {
-            written = write_atomically(&path, &c.bytes)?;
-            &written
+        // A reused certificate was read from `path` and admitted by the kernel against these
+        // sources while proving; any other is written, read back and checked now.
+        let (report, kernel_seconds, kernel_peak_bytes) = match &c.reused {
+            Some(r) => (r.report.clone(), r.seconds, r.peak_bytes),
+            None => {
+                let phase = hilbert_frontend::memory::Phase::begin();
+                let clock = Instant::now();
+                let written = write_atomically(&path, &c.bytes)?;
+                let report = hilbert_kernel::check::check(&written, Some(&expected));
+                (report, clock.elapsed().as_secs_f64(), phase.end())
+            }
         };
-        let report = hilbert_kernel::check::check(bytes, Some(&expected));
         keep_proof(out, c, &proofs.theorems, &mine, report.admitted.is_some())?;
-        let (kernel_seconds, kernel_peak_bytes) = (clock.elapsed().as_secs_f64(), phase.end());
         tokens.extend(report.admitted.clone());
         let verdict = report.obligations.iter().find(|(n, _)| *n == c.frame);
         let word = match (&report.invalid, verdict) {
@@ -1194,7 +1170,7 @@ fn network_stats<'a>(proofs: &'a Proofs, frames: &[FrameWord]) -> Vec<NetworkSta
             NetworkStats {
                 network: &c.name,
                 certificate_written: c.withheld.is_none(),
-                reused: c.reused,
+                reused: c.reused.is_some(),
                 states: c.states,
                 transitions: c.transitions,
                 seconds: c.seconds,

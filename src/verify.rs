@@ -2,10 +2,11 @@
 //! The bytes go to `hilbert_kernel::check::check`, and its report is printed. Without
 //! `--sources` nothing else runs: the kernel's word is about the IR inside each certificate.
 //! With `--sources`, the sources are loaded and lowered by the same deterministic lowering as
-//! `hilbert build` (`hilbert_frontend::lower_project`, no solver), and the kernel requires each
-//! certificate's sources to be those files, (path, digest) pair for pair, its IR to be the
-//! lowered IR byte for byte, and one admitted certificate for every network of that IR
-//! (`hilbert_kernel::check::admit_build`). `--dump` prints each decoded certificate as a
+//! `hilbert build` (`hilbert_frontend::lower_project`, no solver), under exactly the agent
+//! parameter values `--param` states (never values taken from the certificates), and the kernel
+//! requires each certificate's sources to be those files, (path, digest) pair for pair, its IR
+//! to be the lowered IR byte for byte, and one admitted certificate for every network of that IR
+//! (`hilbert_kernel::check::admit_build`). Every report prints the parameter values. `--dump` prints each decoded certificate as a
 //! listing (or, with `--format json`, as JSON), for people to read the IR the kernel trusted
 //! next to the sources.
 //!
@@ -49,6 +50,79 @@ pub struct Args {
     /// kernel's verdict.
     #[arg(long)]
     dump: bool,
+    /// With `--sources`: a value of an agent parameter to lower the sources with, `NAME=VALUE`
+    /// or `AGENT.NAME=VALUE` (as `build --param`); repeatable. The certificates must have been
+    /// built under exactly these values: a parameter not given has no value.
+    #[arg(long = "param", value_name = "NAME=VALUE", value_parser = crate::build::parse_param)]
+    params: Vec<hilbert_frontend::ParamSpec>,
+}
+
+/// One agent parameter and its value (`None`: it has none), as every report prints it.
+#[derive(Serialize)]
+struct ParamJson<'a> {
+    agent: &'a str,
+    name: &'a str,
+    value: Option<ValueJson<'a>>,
+}
+
+/// A parameter's value in JSON: a number, a boolean or a string.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum ValueJson<'a> {
+    Int(i64),
+    Bool(bool),
+    Str(&'a str),
+}
+
+fn value_json(v: &hilbert_certificates::ir::Literal) -> ValueJson<'_> {
+    use hilbert_certificates::ir::Literal;
+    match v {
+        Literal::Int(n) => ValueJson::Int(*n),
+        Literal::Bool(b) => ValueJson::Bool(*b),
+        Literal::Str(s) => ValueJson::Str(s),
+    }
+}
+
+/// Every parameter of every agent of `ir`, with the value it was lowered with.
+fn params_of(ir: &Ir) -> Vec<ParamJson<'_>> {
+    let mut out = Vec::new();
+    for a in &ir.agents {
+        for (i, (name, _)) in a.params.iter().enumerate() {
+            let value = a.args.get(i).and_then(Option::as_ref).map(value_json);
+            out.push(ParamJson {
+                agent: &a.name,
+                name,
+                value,
+            });
+        }
+    }
+    out
+}
+
+/// Parameters as the human and JUnit reports write them: `Counter.target=2`, or
+/// `Counter.target with no value`.
+fn param_text(p: &ParamJson) -> String {
+    match value_text(p) {
+        Some(v) => format!("{}.{}={v}", p.agent, p.name),
+        None => format!("{}.{} with no value", p.agent, p.name),
+    }
+}
+
+/// A parameter's value as `--param` writes it (a string quoted), if it has one.
+fn value_text(p: &ParamJson) -> Option<String> {
+    Some(match p.value.as_ref()? {
+        ValueJson::Int(n) => n.to_string(),
+        ValueJson::Bool(b) => b.to_string(),
+        ValueJson::Str(s) => format!("{s:?}"),
+    })
+}
+
+/// One line of parameters: each as [`param_text`] writes it, or `none declared`.
+fn params_line(params: &[ParamJson]) -> String {
+    if params.is_empty() {
+        return "none declared".to_string();
+    }
+    params.iter().map(param_text).collect::<Vec<_>>().join(", ")
 }
 
 #[derive(Serialize)]
@@ -70,12 +144,17 @@ struct CertificateJson<'a> {
     /// The kernel's work on it, and the most it would do for a certificate of its size.
     work: u64,
     work_limit: u64,
+    /// The agent parameter values its IR was lowered with (empty when it does not decode).
+    params: Vec<ParamJson<'a>>,
 }
 
 #[derive(Serialize)]
 struct ReportJson<'a> {
     schema_version: u32,
     admitted: bool,
+    /// With `--sources`: every agent parameter the sources declare, with the value they were
+    /// lowered with (`--param`), or `null` for none.
+    params: Option<Vec<ParamJson<'a>>>,
     certificates: Vec<CertificateJson<'a>>,
     /// With `--sources`: whether the admitted certificates cover every network of the
     /// sources' IR, and what is missing or does not belong.
@@ -96,10 +175,16 @@ struct Coverage {
     problems: Vec<String>,
 }
 
-fn certificate_json<'a>(path: &'a str, r: &'a Report, bytes: usize) -> CertificateJson<'a> {
+fn certificate_json<'a>(
+    path: &'a str,
+    r: &'a Report,
+    bytes: usize,
+    ir: Option<&'a Ir>,
+) -> CertificateJson<'a> {
     CertificateJson {
         work: r.work,
         work_limit: hilbert_kernel::check::work_limit(bytes),
+        params: ir.map(params_of).unwrap_or_default(),
         path,
         network: r.network.as_deref(),
         admitted: r.admitted.is_some(),
@@ -127,13 +212,28 @@ fn certificate_json<'a>(path: &'a str, r: &'a Report, bytes: usize) -> Certifica
     }
 }
 
-fn human(reports: &[(String, Report)], coverage: Option<&Coverage>) -> String {
+fn human(
+    reports: &[(String, Report)],
+    heads: &[Option<Ir>],
+    given: Option<&[ParamJson]>,
+    coverage: Option<&Coverage>,
+) -> String {
     let mut text = String::new();
-    for (path, r) in reports {
+    if let Some(given) = given {
+        text.push_str(&format!(
+            "sources lowered with the parameters: {}\n\n",
+            params_line(given)
+        ));
+    }
+    for ((path, r), head) in reports.iter().zip(heads) {
         let network = r.network.as_deref().unwrap_or("?");
         match &r.invalid {
             Some(why) => text.push_str(&format!("{path}: invalid certificate: {why}\n")),
             None => text.push_str(&format!("{path}: network {network}\n")),
+        }
+        let params = head.as_ref().map(params_of).unwrap_or_default();
+        if !params.is_empty() {
+            text.push_str(&format!("  parameters: {}\n", params_line(&params)));
         }
         let width = r
             .obligations
@@ -261,10 +361,6 @@ fn dump(certs: &[(String, Vec<u8>)]) -> String {
     text
 }
 
-/// With `--sources`: the sources loaded as `hilbert build` loads them, their (path, digest)
-/// pairs, and the IR they lower to (or how many errors keep them from lowering).
-/// The IR is lowered with the agent parameter values the certificates were built under (those
-/// of the first certificate that decodes: one build's certificates share one IR).
 /// The name (`Agent.Binding`) of network `n` of a certificate's IR (0 in a slice).
 fn network_name(ir: &Ir, n: u32) -> Option<String> {
     let net = ir.networks.get(n as usize)?;
@@ -274,19 +370,67 @@ fn network_name(ir: &Ir, n: u32) -> Option<String> {
 
 type Lowered = (Ir, hilbert_frontend::Provenance);
 
+/// With `--sources`: the sources loaded as `hilbert build` loads them, their (path, digest)
+/// pairs, the parameter values the auditor stated (`--param`, resolved and type-checked against
+/// the declarations as `build` does), and the IR the sources lower to with exactly those values
+/// (or how many errors keep them from lowering). A value that names no declared parameter, or
+/// is not of its type, is a usage error.
+#[allow(clippy::type_complexity)]
 fn lower_sources(
     paths: &[String],
-    args: &hilbert_frontend::AgentArgs,
-) -> Result<(Vec<SourceDigest>, Result<Lowered, usize>), u8> {
+    params: &[hilbert_frontend::ParamSpec],
+) -> Result<
+    (
+        Vec<SourceDigest>,
+        hilbert_frontend::AgentArgs,
+        Result<Lowered, usize>,
+    ),
+    u8,
+> {
     let (loaded, inputs) = crate::check::load_project(paths)?;
     let sources = inputs
         .iter()
         .map(|i| crate::build::source_digest(&i.path, &i.sha256))
         .collect();
-    Ok((
-        sources,
-        hilbert_frontend::lower_project(&loaded, args).map_err(|errors| errors.len()),
-    ))
+    match hilbert_frontend::lower_project_params(&loaded, params) {
+        Ok((args, lowered)) => Ok((sources, args, lowered.map_err(|errors| errors.len()))),
+        Err(e) => Err(output::fail(
+            output::Kind::Usage,
+            &e,
+            "state each value the certificates were built under, as `hilbert build` was given it: --param target=2 or --param Counter.target=2, with a value of the parameter's type",
+        )),
+    }
+}
+
+/// Why a certificate cannot be about sources lowered with `given`: the parameter values its IR
+/// carries for its agents differ from those (the kernel would refuse its IR; this says why).
+fn other_values(ir: &Ir, given: &hilbert_frontend::AgentArgs) -> Option<String> {
+    let have = params_of(ir);
+    let differs = ir.agents.iter().any(|a| {
+        a.params.iter().enumerate().any(|(i, (name, _))| {
+            a.args.get(i).and_then(Option::as_ref) != given.get(&a.name).and_then(|v| v.get(name))
+        })
+    });
+    differs.then(|| {
+        let want: Vec<String> = ir
+            .agents
+            .iter()
+            .flat_map(|a| {
+                a.params.iter().map(move |(name, _)| {
+                    param_text(&ParamJson {
+                        agent: &a.name,
+                        name,
+                        value: given.get(&a.name).and_then(|v| v.get(name)).map(value_json),
+                    })
+                })
+            })
+            .collect();
+        format!(
+            "the certificate was built with the agent parameters {}, but --param gives {}: a certificate is admitted only under exactly the values it was built with",
+            params_line(&have),
+            want.join(", ")
+        )
+    })
 }
 
 /// Runs the command and returns its exit code.
@@ -312,28 +456,31 @@ pub fn run(args: &Args) -> u8 {
             }
         }
     }
+    if args.sources.is_empty() && !args.params.is_empty() {
+        return output::fail(
+            output::Kind::Usage,
+            "--param gives the values the sources are lowered with, and needs --sources",
+            "name the sources too: hilbert verify CERT… --sources PATH… --param NAME=VALUE",
+        );
+    }
     let lowered = if args.sources.is_empty() {
         None
     } else {
-        // The parameter values the build lowered with, from every certificate's slice.
-        let mut given = hilbert_frontend::AgentArgs::new();
-        for (_, bytes) in &certs {
-            if let Some(body) = cert::decode_head(bytes) {
-                for (agent, values) in hilbert_frontend::args_of(&body.ir) {
-                    given.entry(agent).or_default().extend(values);
-                }
-            }
-        }
-        match lower_sources(&args.sources, &given) {
+        match lower_sources(&args.sources, &args.params) {
             Ok(x) => Some(x),
             Err(code) => return code,
         }
     };
+    // Each certificate's IR, when its head decodes: its network and parameter values.
+    let heads: Vec<Option<Ir>> = certs
+        .iter()
+        .map(|(_, bytes)| cert::decode_head(bytes).map(|h| h.ir))
+        .collect();
     // What each network's certificate must be: its slice of the lowered IR and the sources the
     // slice comes from, by the network's name.
     let mut wanted: std::collections::HashMap<String, (Vec<SourceDigest>, Vec<u8>)> =
         std::collections::HashMap::new();
-    if let Some((sources, Ok((ir, provenance)))) = &lowered {
+    if let Some((sources, _, Ok((ir, provenance)))) = &lowered {
         let index = hilbert_frontend::Provenance::index(sources);
         for n in 0..ir.networks.len() {
             if let Some(slice) = ir.slice(n) {
@@ -354,7 +501,8 @@ pub fn run(args: &Args) -> u8 {
     let mut seconds = Vec::with_capacity(certs.len());
     let reports: Vec<(String, Report)> = certs
         .iter()
-        .map(|(path, bytes)| {
+        .zip(&heads)
+        .map(|((path, bytes), head)| {
             let clock = std::time::Instant::now();
             let refused = |why: String| Report {
                 network: None,
@@ -362,18 +510,22 @@ pub fn run(args: &Args) -> u8 {
                 invalid: Some(why),
                 admitted: None,
                 work: 0,
+                scene: None,
             };
             let report = match &lowered {
                 None => check(bytes, None),
                 // No certificate can be about sources that do not lower.
-                Some((_, Err(errors))) => refused(format!(
+                Some((_, _, Err(errors))) => refused(format!(
                     "the given sources do not lower to an IR ({errors} error{}; `hilbert check` shows them)",
                     if *errors == 1 { "" } else { "s" }
                 )),
-                Some(_) => match cert::decode_head(bytes).and_then(|b| network_name(&b.ir, b.network)) {
+                Some((_, given, _)) => match cert::decode_head(bytes).and_then(|b| network_name(&b.ir, b.network)) {
                     // Undecodable, or no network: the kernel says why.
                     None => check(bytes, None),
                     Some(name) => match wanted.get(&name) {
+                        Some(_) if let Some(why) = head.as_ref().and_then(|ir| other_values(ir, given)) => {
+                            Report { network: Some(name), ..refused(why) }
+                        }
                         Some((sources, ir)) => check(bytes, Some(&Expected { sources, ir })),
                         None => refused(format!(
                             "the certificate is about the network `{name}`, which the given sources do not define"
@@ -387,7 +539,7 @@ pub fn run(args: &Args) -> u8 {
         .collect();
     let coverage = lowered
         .as_ref()
-        .and_then(|(_, lowered)| lowered.as_ref().ok())
+        .and_then(|(_, _, lowered)| lowered.as_ref().ok())
         .map(|(ir, _)| {
             let tokens: Vec<_> = reports
                 .iter()
@@ -412,6 +564,23 @@ pub fn run(args: &Args) -> u8 {
         });
     let admitted = reports.iter().all(|(_, r)| r.admitted.is_some())
         && coverage.as_ref().is_none_or(|c| c.problems.is_empty());
+    // With --sources, the values the sources were lowered with: every parameter they declare.
+    let given: Option<Vec<ParamJson>> = match &lowered {
+        None => None,
+        Some((_, _, Ok((ir, _)))) => Some(params_of(ir)),
+        // The sources do not lower: the values stated, as resolved.
+        Some((_, args, Err(_))) => Some(
+            args.iter()
+                .flat_map(|(agent, values)| {
+                    values.iter().map(|(name, v)| ParamJson {
+                        agent,
+                        name,
+                        value: Some(value_json(v)),
+                    })
+                })
+                .collect(),
+        ),
+    };
     let text = if args.dump {
         match args.format {
             Format::Json => dump(&certs),
@@ -419,15 +588,19 @@ pub fn run(args: &Args) -> u8 {
         }
     } else {
         match args.format {
-            Format::Human => human(&reports, coverage.as_ref()),
+            Format::Human => human(&reports, &heads, given.as_deref(), coverage.as_ref()),
             Format::Json => {
                 let report = ReportJson {
                     schema_version: crate::json::SCHEMA_VERSION,
                     admitted,
+                    params: given,
                     certificates: reports
                         .iter()
                         .zip(&certs)
-                        .map(|((p, r), (_, bytes))| certificate_json(p, r, bytes.len()))
+                        .zip(&heads)
+                        .map(|(((p, r), (_, bytes)), head)| {
+                            certificate_json(p, r, bytes.len(), head.as_ref())
+                        })
                         .collect(),
                     coverage: coverage.as_ref().map(|c| CoverageJson {
                         networks: c.networks,
@@ -442,7 +615,13 @@ pub fn run(args: &Args) -> u8 {
             Format::Junit => crate::junit::report(
                 "hilbert verify",
                 begun.elapsed().as_secs_f64(),
-                &junit_suites(&reports, &seconds, coverage.as_ref()),
+                &junit_suites(
+                    &reports,
+                    &heads,
+                    &seconds,
+                    given.as_deref(),
+                    coverage.as_ref(),
+                ),
             ),
         }
     };
@@ -458,14 +637,27 @@ pub fn run(args: &Args) -> u8 {
 /// every network not covered.
 fn junit_suites(
     reports: &[(String, Report)],
+    heads: &[Option<Ir>],
     seconds: &[f64],
+    given: Option<&[ParamJson]>,
     coverage: Option<&Coverage>,
 ) -> Vec<crate::junit::Suite> {
     use crate::junit::{Case, Outcome, Suite, share};
+    // A property per parameter: `param Counter.target`, its value or `no value`.
+    let properties = |params: &[ParamJson]| -> Vec<(String, String)> {
+        params
+            .iter()
+            .map(|p| {
+                let value = value_text(p).unwrap_or_else(|| "no value".to_string());
+                (format!("param {}.{}", p.agent, p.name), value)
+            })
+            .collect()
+    };
     let mut suites: Vec<Suite> = reports
         .iter()
         .zip(seconds)
-        .map(|((path, r), &seconds)| {
+        .zip(heads)
+        .map(|(((path, r), &seconds), head)| {
             let network = r.network.clone().unwrap_or_else(|| path.clone());
             let mut cases: Vec<Case> = r
                 .obligations
@@ -518,10 +710,14 @@ fn junit_suites(
             for c in &mut cases {
                 c.time = each;
             }
+            let mut props = vec![("certificate".to_string(), path.clone())];
+            props.extend(properties(
+                &head.as_ref().map(params_of).unwrap_or_default(),
+            ));
             Suite {
                 name: network,
                 time: seconds,
-                properties: vec![("certificate".to_string(), path.clone())],
+                properties: props,
                 cases,
             }
         })
@@ -540,10 +736,12 @@ fn junit_suites(
                 ),
             }
         };
+        let mut props = vec![("networks".to_string(), c.networks.to_string())];
+        props.extend(properties(given.unwrap_or_default()));
         suites.push(Suite {
             name: "sources".to_string(),
             time: 0.0,
-            properties: vec![("networks".to_string(), c.networks.to_string())],
+            properties: props,
             cases: vec![Case {
                 name: "coverage".to_string(),
                 classname: "sources".to_string(),

@@ -116,21 +116,202 @@ fn the_kernels_word_on_a_reused_certificate_is_never_reused() {
     let dir = project([GOOD, GOOD, GOOD]);
     let out = dir.join("out");
     assert_eq!(build(&dir, &out, &[]).0, Some(0));
-    // Someone edits a kept certificate (its proof file still names the right key): the kernel
-    // checks it again, refuses it, and the build is not admitted.
     let path = format!("{out}/A2.Go.cert");
-    let mut bytes = std::fs::read(&path).unwrap();
-    let mid = bytes.len() / 2;
-    bytes[mid] ^= 0x01;
-    std::fs::write(&path, &bytes).unwrap();
-    let (code, networks) = build(&dir, &out, &[]);
-    assert_eq!(code, Some(1), "{networks:?}");
-    assert!(reused(&networks).contains(&"A2.Go"));
-    // The refused proof is not kept: the next build explores that network, and is admitted.
-    assert!(!std::path::Path::new(&format!("{out}/A2.Go.proof.json")).exists());
-    let (code, networks) = build(&dir, &out, &[]);
-    assert_eq!(code, Some(0));
-    assert_eq!(reused(&networks), ["A0.Go", "A1.Go"]);
+    let honest = std::fs::read(&path).unwrap();
+    // Someone edits a kept certificate (its proof file still names the right key), or puts
+    // another network's certificate in its place: the kernel checks it again against the
+    // sources, refuses it, and the network is explored again now, so the build says what a
+    // fresh build says, and writes the honest certificate back.
+    let mut edited = honest.clone();
+    let mid = edited.len() / 2;
+    edited[mid] ^= 0x01;
+    let other = std::fs::read(format!("{out}/A1.Go.cert")).unwrap();
+    for bytes in [edited, other] {
+        std::fs::write(&path, &bytes).unwrap();
+        let (code, networks) = build(&dir, &out, &[]);
+        assert_eq!(code, Some(0), "{networks:?}");
+        assert_eq!(reused(&networks), ["A0.Go", "A1.Go"]);
+        assert_eq!(std::fs::read(&path).unwrap(), honest);
+        let (code, networks) = build(&dir, &out, &[]);
+        assert_eq!(code, Some(0));
+        assert_eq!(reused(&networks), ["A0.Go", "A1.Go", "A2.Go"]);
+    }
+}
+
+/// Each theorem of a JSON build report as the build says it: network, name, statement, status,
+/// the kernel's word and the counts.
+fn said(report: &serde_json::Value) -> Vec<String> {
+    report["theorems"]
+        .as_array()
+        .expect("theorems")
+        .iter()
+        .map(|t| {
+            let field = |k: &str| t[k].to_string();
+            [
+                "network",
+                "name",
+                "statement",
+                "status",
+                "kernel",
+                "kernel_reason",
+            ]
+            .iter()
+            .chain(&["states", "transitions"])
+            .map(|k| field(k))
+            .collect::<Vec<_>>()
+            .join(" ")
+        })
+        .collect()
+}
+
+fn report(args: &[&str]) -> (Option<i32>, serde_json::Value, String) {
+    let run = hilbert(args, None);
+    let json = serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", run.stdout));
+    (run.code, json, run.stderr)
+}
+
+/// The key `hilbert build DIR` gives network `name` (`obligations::reuse_key`), as anyone can
+/// compute it from the sources: it authenticates nothing.
+fn key_of(dir: &str, name: &str) -> String {
+    use hilbert_certificates::cert;
+    use hilbert_frontend::{Provenance, obligations, project};
+    let loaded = project::load(&[dir.to_string()]).unwrap();
+    let digests: Vec<cert::SourceDigest> = loaded
+        .sources
+        .files()
+        .iter()
+        .map(|f| cert::SourceDigest {
+            path: f.path.clone(),
+            sha256: cert::sha256(f.text.as_bytes()),
+        })
+        .collect();
+    let (ir, provenance) = hilbert_frontend::lower_project(&loaded, &Default::default()).unwrap();
+    let slice = (0..ir.networks.len())
+        .filter_map(|n| ir.slice(n))
+        .find(|s| {
+            let net = &s.networks[0];
+            format!("{}.{}", s.agents[net.agent.0 as usize].name, net.binding) == name
+        })
+        .unwrap();
+    let sources = provenance.sources_of(&slice, &digests, &Provenance::index(&digests));
+    cert::hex(&obligations::reuse_key(&slice, &sources))
+}
+
+#[test]
+fn a_kept_file_cannot_change_a_statement_a_count_or_a_verdict() {
+    // Issue 29: `made(3)` edited to `made(100)` in a kept Operator.Work.proof.json was
+    // printed as proved and admitted. A kept file now holds only the key; one that says more
+    // (as an earlier version wrote, or as someone edits it) changes nothing a build reports.
+    let tmp = TempDir::with_files(&[]);
+    let (out, fresh_out) = (tmp.join("out"), tmp.join("fresh"));
+    let example = "examples/production-line";
+    let build = |out: &str| report(&["build", example, "--out", out, "--format", "json"]);
+    let (code, first, _) = build(&out);
+    assert_eq!(code, Some(0), "{first}");
+    let kept = format!("{out}/Operator.Work.proof.json");
+    let text = std::fs::read_to_string(&kept).unwrap();
+    let key = serde_json::from_str::<serde_json::Value>(&text).unwrap()["key"].clone();
+    std::fs::write(
+        &kept,
+        serde_json::json!({
+            "key": key,
+            "states": 999,
+            "transitions": 7,
+            "theorems": [
+                {"name": "Produce_no_deadlock", "statement": "∀ w, produceReachable(w) ⇒ progress(w)", "status": "refuted"},
+                {"name": "Work_live_Produced", "statement": "inevitable(scene(call(Produce), empty), made(100))"},
+                {"name": "Work_live_Nothing", "statement": "inevitable(scene(call(Produce), empty), true)"}
+            ]
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let (code, again, _) = build(&out);
+    let (fresh_code, fresh, _) = build(&fresh_out);
+    assert_eq!(code, fresh_code);
+    assert_eq!(said(&again), said(&fresh));
+    assert!(said(&again).iter().any(|t| t.contains("made(3)")));
+    assert!(!said(&again).iter().any(|t| t.contains("made(100)")));
+    // The network was still reused: its certificate, admitted again, is the proof.
+    let work = again["stats"]["networks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["network"] == "Operator.Work")
+        .unwrap()
+        .clone();
+    assert_eq!(work["reused"], true, "{work}");
+    assert_eq!(work["states"], fresh["stats"]["networks"][0]["states"]);
+    // What a build keeps is the key alone.
+    let text = std::fs::read_to_string(format!("{fresh_out}/Operator.Work.proof.json")).unwrap();
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&text).unwrap(),
+        serde_json::json!({ "key": key })
+    );
+}
+
+#[test]
+fn a_kept_file_cannot_hide_a_refuted_theorem() {
+    // A1's plan never believes s(0): no deadlock is proved, liveness refuted. A kept file
+    // listing only the proved theorem, with the key recomputed and the certificate the build
+    // wrote, hid the refuted one ("1 proved, 0 refuted", SARIF 0 results).
+    let dir = project([GOOD, "believe s(1)", GOOD]);
+    let out = dir.join("out");
+    let (code, first) = build(&dir, &out, &[]);
+    assert_eq!(code, Some(1), "{first:?}");
+    let kept = format!("{out}/A1.Go.proof.json");
+    assert!(!std::path::Path::new(&kept).exists());
+    std::fs::write(
+        &kept,
+        serde_json::json!({
+            "key": key_of(&dir.path(), "A1.Go"),
+            "states": 2,
+            "transitions": 1,
+            "theorems": [{"name": "Run_no_deadlock", "statement": "∀ w, runReachable(w) ⇒ progress(w)"}]
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let (code, json, _) = report(&["build", &dir.path(), "--out", &out, "--format", "json"]);
+    assert_eq!(code, Some(1));
+    let a1: Vec<(String, String)> = json["theorems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["network"] == "A1.Go")
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap().into(),
+                t["status"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        a1,
+        [
+            ("Run_no_deadlock".to_string(), "proved".to_string()),
+            ("Go_live_Done".to_string(), "refuted".to_string())
+        ]
+    );
+    let run = hilbert(
+        &["build", &dir.path(), "--out", &out, "--color", "never"],
+        None,
+    );
+    assert!(
+        run.stdout
+            .contains("6 theorems: 5 proved, 1 refuted, 0 unproved"),
+        "{}",
+        run.stdout
+    );
+    let (_, sarif, _) = report(&["build", &dir.path(), "--out", &out, "--format", "sarif"]);
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert!(
+        results
+            .iter()
+            .any(|r| r["ruleId"] == "theorem-refuted"
+                && r["properties"]["theorem"] == "Go_live_Done"),
+        "{results:?}"
+    );
 }
 
 #[test]

@@ -326,13 +326,23 @@ fn every_examples_certificates_verify_to_a_valid_junit_report() {
         assert_eq!(suites.len(), certificates.len() + 1, "{example}");
         for (suite, c) in suites.iter().zip(certificates) {
             assert_eq!(suite.name, c["network"].as_str().unwrap(), "{example}");
-            assert_eq!(
-                suite.properties,
-                [(
-                    "certificate".to_string(),
-                    c["path"].as_str().unwrap().to_string()
-                )]
-            );
+            // Its path, then each agent parameter of its IR with the value it was built with.
+            let mut properties = vec![(
+                "certificate".to_string(),
+                c["path"].as_str().unwrap().to_string(),
+            )];
+            for p in c["params"].as_array().unwrap() {
+                let value = match &p["value"] {
+                    Value::Null => "no value".to_string(),
+                    Value::String(s) => format!("{s:?}"),
+                    v => v.to_string(),
+                };
+                properties.push((
+                    format!("param {}.{}", p["agent"], p["name"]).replace('"', ""),
+                    value,
+                ));
+            }
+            assert_eq!(suite.properties, properties, "{example}");
             let obligations = c["obligations"].as_array().unwrap();
             assert_eq!(suite.cases.len(), obligations.len(), "{example}");
             for (case, o) in suite.cases.iter().zip(obligations) {

@@ -73,6 +73,33 @@ fn verify_reports_of_every_example_conform() {
         assert!(doc["coverage"].is_object(), "{example}");
     }
     assert!(seen_refused, "no example gave a refused certificate");
+    // Parameter values, stated and carried: the agent-parameters example under --param.
+    let dir = out.join("params");
+    let example = "examples/agent-parameters";
+    let build = hilbert(
+        &["build", example, "--out", &dir, "--param", "target=2"],
+        None,
+    );
+    assert_eq!(build.code, Some(0), "{}", build.stderr);
+    let cert = format!("{dir}/Counter.Count.cert");
+    for param in ["target=2", "target=5"] {
+        let run = hilbert(
+            &[
+                "verify",
+                &cert,
+                "--sources",
+                example,
+                "--param",
+                param,
+                "--format",
+                "json",
+            ],
+            None,
+        );
+        let doc = conforms(&schema, param, &run.stdout);
+        assert_eq!(doc["params"][0]["name"], "target", "{doc}");
+        assert_eq!(doc["certificates"][0]["params"][0]["value"], 2, "{doc}");
+    }
     // A file that is not a certificate is a report too (exit code 1).
     let run = hilbert(
         &["verify", &out.join("junk.cert"), "--format", "json"],

@@ -329,3 +329,204 @@ fn dump_lists_the_ir_for_a_person_to_read() {
         assert!(run.stdout.contains(want), "no `{want}` in:\n{}", run.stdout);
     }
 }
+
+// ------------------------------------------------------------ agent parameters (issue 29, 11)
+
+const PARAMS: &str = "examples/agent-parameters";
+
+/// Builds the agent-parameters example with `extra` into a fresh directory: its certificate.
+fn built_with(extra: &[&str]) -> (TempDir, String) {
+    let out = TempDir::with_files(&[]);
+    let mut args = vec!["build", PARAMS, "--out", &out.0.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let run = hilbert(&args, None);
+    assert!(run.code.is_some_and(|c| c <= 1), "{}", run.stderr);
+    let cert = out.join("Counter.Count.cert");
+    (out, cert)
+}
+
+fn verify_json(args: &[&str]) -> (Option<i32>, serde_json::Value) {
+    let mut all = args.to_vec();
+    all.extend(["--format", "json"]);
+    let run = hilbert(&all, None);
+    let json = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}{}", run.stdout, run.stderr));
+    (run.code, json)
+}
+
+#[test]
+fn the_auditor_states_the_parameter_values_and_the_kernel_requires_exactly_them() {
+    // Built with target=2: every theorem proved, admitted.
+    let (_out, cert) = built_with(&["--param", "target=2"]);
+    // The sources with no value (their build is unproved), and with target=5 (their build is
+    // refuted): the certificate of target=2 is about neither.
+    for given in [
+        &[][..],
+        &["--param", "target=5"][..],
+        &["--param", "Counter.target=3"],
+    ] {
+        let mut args = vec!["verify", &cert, "--sources", PARAMS];
+        args.extend_from_slice(given);
+        let (code, json) = verify_json(&args);
+        assert_eq!(code, Some(1), "{given:?}: {json}");
+        assert_eq!(json["admitted"], false);
+        let why = json["certificates"][0]["invalid"].as_str().unwrap();
+        assert!(
+            why.contains("built with the agent parameters Counter.target=2"),
+            "{why}"
+        );
+        assert_eq!(json["certificates"][0]["params"][0]["value"], 2, "{json}");
+    }
+    // Exactly the values it was built under: admitted, and every report says them.
+    let args = ["verify", &cert, "--sources", PARAMS, "--param", "target=2"];
+    let (code, json) = verify_json(&args);
+    assert_eq!(code, Some(0), "{json}");
+    assert_eq!(
+        json["params"],
+        serde_json::json!([{"agent": "Counter", "name": "target", "value": 2}])
+    );
+    assert_eq!(json["certificates"][0]["params"], json["params"]);
+    let run = hilbert(&args, None);
+    assert_eq!(run.code, Some(0));
+    assert!(
+        run.stdout
+            .starts_with("sources lowered with the parameters: Counter.target=2\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("  parameters: Counter.target=2\n"),
+        "{}",
+        run.stdout
+    );
+    let mut junit = args.to_vec();
+    junit.extend(["--format", "junit"]);
+    let run = hilbert(&junit, None);
+    assert_eq!(run.code, Some(0));
+    assert_eq!(
+        run.stdout
+            .matches(r#"<property name="param Counter.target" value="2"/>"#)
+            .count(),
+        2,
+        "{}",
+        run.stdout
+    );
+    // Sources with no value say so.
+    let (_out, unset) = built_with(&[]);
+    let run = hilbert(&["verify", &unset, "--sources", PARAMS], None);
+    assert!(
+        run.stdout
+            .starts_with("sources lowered with the parameters: Counter.target with no value\n"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_parameter_value_is_type_checked_and_needs_the_sources() {
+    let (_out, cert) = built_with(&["--param", "target=2"]);
+    for (param, says) in [
+        (
+            "target=x",
+            "parameter `target` of agent `Counter` is an Int: `x` is not an integer",
+        ),
+        ("Counter.tagret=2", "did you mean `target`?"),
+        ("Nobody.target=2", "there is no agent `Nobody`"),
+    ] {
+        let run = hilbert(
+            &["verify", &cert, "--sources", PARAMS, "--param", param],
+            None,
+        );
+        assert_eq!(run.code, Some(2), "{param}: {}", run.stdout);
+        assert!(run.stderr.contains(says), "{param}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("= help: state each value"),
+            "{}",
+            run.stderr
+        );
+        assert!(run.stdout.is_empty());
+        let (code, json) = verify_json(&["verify", &cert, "--sources", PARAMS, "--param", param]);
+        assert_eq!(code, Some(2));
+        assert_eq!(json["error"]["kind"], "usage");
+    }
+    let run = hilbert(&["verify", &cert, "--param", "target=2"], None);
+    assert_eq!(run.code, Some(2));
+    assert!(run.stderr.contains("needs --sources"), "{}", run.stderr);
+}
+
+#[test]
+fn a_certificate_giving_an_int_parameter_a_string_is_refused() {
+    // A producer lowers the sources with `level = "x"` (no `--param` can: it is type-checked)
+    // and proves the network honestly under it. The values came from the certificate, so
+    // `verify --sources` lowered the same IR and admitted it.
+    use hilbert_certificates::ir::Literal;
+    use hilbert_frontend::{check_project, explore::Limits, obligations, project};
+    let dir = TempDir::with_files(&[
+        (
+            "Gauge.ha",
+            "agent Gauge(level: Int) : Agency\n{\n  belief reading(v: Int)\n  desire Read reachable by [Go]\n  commit single_minded\n  attention Main initially\n  intend Go for Read when ¬ B(self) reading(level)\n  achieved Read when B(self) reading(level)\n  plan Go ↦ G.Run(level)\n}\n".as_bytes(),
+        ),
+        ("G.hk", "plan Run(v: Int) : Gauge ≔ believe reading(v)\n".as_bytes()),
+    ]);
+    let loaded = project::load(&[dir.path()]).unwrap();
+    let digests: Vec<_> = loaded
+        .sources
+        .files()
+        .iter()
+        .map(|f| hilbert_certificates::cert::SourceDigest {
+            path: f.path.clone(),
+            sha256: hilbert_certificates::cert::sha256(f.text.as_bytes()),
+        })
+        .collect();
+    let args = [(
+        "Gauge".to_string(),
+        [("level".to_string(), Literal::Str("x".into()))].into(),
+    )]
+    .into();
+    let (ir, _) = hilbert_frontend::lower_project(&loaded, &args).unwrap();
+    let checked = check_project(&loaded);
+    let proofs = obligations::prove(
+        &ir,
+        &checked.program,
+        &loaded.sources,
+        &digests,
+        Limits::default(),
+    );
+    assert!(
+        proofs
+            .theorems
+            .iter()
+            .all(|t| t.status == obligations::Status::Proved),
+        "the forged network is honestly proved: {:?}",
+        proofs.theorems
+    );
+    let cert = dir.join("Gauge.Go.cert");
+    std::fs::write(&cert, &proofs.certificates[0].bytes).unwrap();
+    // The kernel alone admits it: its word is about the IR inside.
+    assert_eq!(hilbert(&["verify", &cert], None).code, Some(0));
+    // Against the sources it is about no values an auditor can state.
+    let (code, json) = verify_json(&["verify", &cert, "--sources", &dir.path()]);
+    assert_eq!(code, Some(1), "{json}");
+    assert!(
+        json["certificates"][0]["invalid"]
+            .as_str()
+            .unwrap()
+            .contains(r#"Gauge.level="x""#),
+        "{json}"
+    );
+    assert_eq!(json["certificates"][0]["params"][0]["value"], "x");
+    let sources = dir.path();
+    let with = |param: &str| {
+        let args = ["verify", &cert, "--sources", &sources, "--param", param];
+        hilbert(&args, None)
+    };
+    let run = with("level=2");
+    assert_eq!(run.code, Some(1), "{}", run.stdout);
+    let run = with("level=x");
+    assert_eq!(run.code, Some(2), "{}", run.stdout);
+    assert!(
+        run.stderr.contains("`x` is not an integer"),
+        "{}",
+        run.stderr
+    );
+}

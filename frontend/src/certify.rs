@@ -329,7 +329,9 @@ pub fn certificate(
                     ranks: sub_order.iter().map(|&i| sub_ranks[i as usize]).collect(),
                 }
             }
-            Kind::TellFeasible(..) => Witness::TellFeasible { obligation: name },
+            Kind::TellFeasible(..) | Kind::TellInHandler(..) => {
+                Witness::TellFeasible { obligation: name }
+            }
             Kind::Frame(_) => Witness::Frame { obligation: name },
         };
         witnesses.push(w);

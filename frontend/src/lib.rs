@@ -74,22 +74,6 @@ impl ParamSpec {
     }
 }
 
-/// The parameter values an IR was lowered with (what `verify --sources` lowers the sources
-/// with again).
-pub fn args_of(ir: &hilbert_certificates::ir::Ir) -> AgentArgs {
-    let mut out = AgentArgs::new();
-    for a in &ir.agents {
-        for ((name, _), value) in a.params.iter().zip(&a.args) {
-            if let Some(v) = value {
-                out.entry(a.name.clone())
-                    .or_default()
-                    .insert(name.clone(), v.clone());
-            }
-        }
-    }
-    out
-}
-
 /// Which source files each part of a project comes from: the files an agent is written in (its
 /// `.ha` file and the `.hb` files of its values) and the `.hk` file of each plan file stem. A
 /// certificate lists the sources its slice of the IR comes from ([`Provenance::sources_of`]),
@@ -385,7 +369,7 @@ impl Checked {
 
 /// Parses every decodable file and resolves the program: the first half of [`check_project`]
 /// and of [`lower_project`], with the diagnostics so far (loading's included).
-pub(crate) fn parse_and_resolve(
+fn parse_and_resolve(
     loaded: &project::Loaded,
 ) -> (Vec<ParsedFile>, check::Program, Vec<Diagnostic>) {
     let mut diagnostics = loaded.diagnostics.clone();
@@ -412,7 +396,37 @@ pub fn lower_project(
     loaded: &project::Loaded,
     args: &AgentArgs,
 ) -> Result<(hilbert_certificates::ir::Ir, Provenance), Vec<Diagnostic>> {
-    let (parsed, program, mut diagnostics) = parse_and_resolve(loaded);
+    lower_resolved(loaded, parse_and_resolve(loaded), args)
+}
+
+/// The IR and its lowering's result, when the caller states the agent parameter values: as
+/// [`lower_project`], with `specs` resolved against the program's declarations exactly as
+/// `build --param` resolves them ([`resolve_params`]). The values, and the IR or the errors
+/// that keep the files from lowering; the error, when a value names no declared parameter or
+/// is not of its type.
+#[allow(clippy::type_complexity)]
+pub fn lower_project_params(
+    loaded: &project::Loaded,
+    specs: &[ParamSpec],
+) -> Result<
+    (
+        AgentArgs,
+        Result<(hilbert_certificates::ir::Ir, Provenance), Vec<Diagnostic>>,
+    ),
+    String,
+> {
+    let resolved = parse_and_resolve(loaded);
+    let args = resolve_params(&resolved.1, specs)?;
+    let lowered = lower_resolved(loaded, resolved, &args);
+    Ok((args, lowered))
+}
+
+/// Lowers a parsed and resolved project (see [`lower_project`]).
+fn lower_resolved(
+    loaded: &project::Loaded,
+    (parsed, program, mut diagnostics): (Vec<ParsedFile>, check::Program, Vec<Diagnostic>),
+    args: &AgentArgs,
+) -> Result<(hilbert_certificates::ir::Ir, Provenance), Vec<Diagnostic>> {
     diagnostics.retain(Diagnostic::is_error);
     if !diagnostics.is_empty() {
         return Err(diagnostics);

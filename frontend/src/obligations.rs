@@ -192,9 +192,9 @@ pub struct NetworkCertificate {
     pub sources: Vec<SourceDigest>,
     /// What its proof depends on ([`reuse_key`]): a later build with the same key may reuse it.
     pub key: [u8; 32],
-    /// Whether it was not explored again, an earlier build's proof being reused (the kernel
-    /// still checks its certificate).
-    pub reused: bool,
+    /// When it was not explored again: the kernel's word on the certificate an earlier build
+    /// kept, checked against this build's slice and sources ([`prove_reusing`]).
+    pub reused: Option<Recheck>,
     /// The certificate's bytes (empty when it was withheld).
     pub bytes: Vec<u8>,
     /// Why no certificate was written: the exploration passed `--max-memory`, and a certificate
@@ -280,18 +280,164 @@ pub fn prove_using(
     })
 }
 
-/// A network proved by an earlier build, which `hilbert build` kept (its certificate and its
-/// theorems) under the network's [`NetworkCertificate::key`].
+/// Where a build finds the certificate an earlier build kept for a network (`Agent.Binding`)
+/// under a key ([`reuse_key`]), if it kept one.
+pub type Kept<'a> = dyn Fn(&str, &[u8; 32]) -> Option<Vec<u8>> + 'a;
+
+/// The kernel's word on a certificate an earlier build kept, which it admitted against this
+/// build's slice of the IR and sources: a network is reused only then.
 #[derive(Clone, Debug)]
-pub struct Reused {
-    /// Each theorem: its name and statement (all were proved, and the kernel admitted them).
-    pub theorems: Vec<(String, String)>,
-    /// States and transitions of the scene.
-    pub states: usize,
-    /// Transitions of the scene.
-    pub transitions: usize,
-    /// The certificate's bytes, which the kernel checks again.
-    pub bytes: Vec<u8>,
+pub struct Recheck {
+    /// The kernel's report: every obligation proved, and the scene's counts it recomputed.
+    pub report: hilbert_kernel::check::Report,
+    /// Seconds the kernel took on it.
+    pub seconds: f64,
+    /// The process's peak resident set while the kernel checked it, in bytes.
+    pub peak_bytes: Option<u64>,
+}
+
+/// A kept certificate the kernel admitted again: its bytes, its word and the scene's counts.
+struct Reused {
+    bytes: Vec<u8>,
+    report: Recheck,
+    scene: (usize, usize),
+}
+
+/// The kernel's check of `bytes`, a certificate an earlier build kept, against `slice` and
+/// `sources` (the network's slice of this build's IR and the files it comes from): the
+/// certificate when the kernel admits it (every obligation proved, one per theorem the
+/// sources give, `theorems` of them, and the frame) and recomputed the scene; otherwise `None`,
+/// and the network is explored.
+fn admitted_again(
+    bytes: Vec<u8>,
+    slice: &Ir,
+    sources: &[SourceDigest],
+    theorems: usize,
+) -> Option<Reused> {
+    let ir = hilbert_certificates::cert::ir_bytes(slice);
+    let expected = hilbert_kernel::check::Expected { sources, ir: &ir };
+    let phase = crate::memory::Phase::begin();
+    let clock = std::time::Instant::now();
+    let report = hilbert_kernel::check::check(&bytes, Some(&expected));
+    let (seconds, peak_bytes) = (clock.elapsed().as_secs_f64(), phase.end());
+    let scene = report.scene?;
+    (report.admitted.is_some() && report.obligations.len() == theorems + 1).then_some(Reused {
+        bytes,
+        report: Recheck {
+            report,
+            seconds,
+            peak_bytes,
+        },
+        scene,
+    })
+}
+
+/// What a theorem is about, for deciding it on the explored graph.
+enum About {
+    NoDeadlock,
+    /// A desire (its index) and its goal as written.
+    Live(usize, String),
+    Released(Atom),
+    /// A tell of a plan, its number, and the handler it is inside, if it is.
+    Tell(ir::PlanId, u32, Option<&'static str>),
+}
+
+/// A theorem's name, statement and what it is about: what the sources say, before any search.
+struct Spec {
+    name: String,
+    statement: String,
+    about: About,
+}
+
+/// The theorems of network 0 of `slice`, the scene of binding `binding` of `agent` (whose
+/// `desires` it serves), in the kernel's order: no deadlock; per desire its liveness and its
+/// release theorems; every tell of every plan. Derived from the sources and the IR alone, so
+/// that a network whose proof is reused reports exactly what a fresh build would.
+fn theorems_of(
+    slice: &Ir,
+    sources: &SourceMap,
+    agent: &crate::check::AgentInfo,
+    binding: &str,
+    desires: &[usize],
+    ir_agent: &ir::Agent,
+) -> Vec<Spec> {
+    let net = &slice.networks[0];
+    let plan_name = &net.plan(net.root).name;
+    let lc = lower_camel(plan_name);
+    let mut out = vec![Spec {
+        name: format!("{plan_name}_no_deadlock"),
+        statement: format!("∀ w, {lc}Reachable(w) ⇒ progress(w)"),
+        about: About::NoDeadlock,
+    }];
+    for &di in desires {
+        let desire = &agent.desires[di];
+        let goal = desire
+            .achieved
+            .iter()
+            .map(|e| goal_text(sources, e))
+            .collect::<Vec<_>>()
+            .join(" ∨ ");
+        out.push(Spec {
+            name: format!("{binding}_live_{}", desire.name),
+            statement: format!("inevitable(scene(call({plan_name}), empty), {goal})"),
+            about: About::Live(di, goal),
+        });
+        // Release, when the impossible condition is one belief with constant arguments that the
+        // network can raise (otherwise `release_warnings` says why there is none).
+        for (cond, _) in &ir_agent.desires[di].impossible {
+            let Some(atom) = hilbert_kernel::check::constant_atom(cond) else {
+                continue;
+            };
+            if !hilbert_kernel::check::can_raise(net, &atom) {
+                continue;
+            }
+            out.push(Spec {
+                name: format!("{binding}_released_{}", desire.name),
+                statement: format!(
+                    "∀ w, {lc}Reachable(w) ∧ (w ⊨ B(self) {}) ⇒ inevitable(abort(w), finished)",
+                    show_atom(slice, net, &atom)
+                ),
+                about: About::Released(atom),
+            });
+        }
+    }
+    // Tell feasibility, for every tell of every plan of the network.
+    for (pi, code) in net.plans.iter().enumerate() {
+        let mut tells: Vec<(u32, String, String)> = Vec::new();
+        for node in plan_nodes(net, code) {
+            if let Node::Tell {
+                index, agent, atom, ..
+            } = &net.nodes[node.0 as usize]
+            {
+                let args: Vec<String> = atom
+                    .args
+                    .iter()
+                    .map(|e| crate::listing::expr_in_plan(slice, net, pi, e))
+                    .collect();
+                let pred = format!(
+                    "{}({})",
+                    slice.agents[agent.0 as usize].beliefs[atom.belief.0 as usize].name,
+                    args.join(", ")
+                );
+                let j = slice.agents[agent.0 as usize].name.clone();
+                tells.push((*index, j, pred));
+            }
+        }
+        tells.sort();
+        tells.dedup_by(|a, b| a.0 == b.0);
+        let handled = handler_tells(net, code);
+        for (n, j, pred) in tells {
+            let handler = handled.iter().find(|(k, _)| *k == n).map(|&(_, h)| h);
+            out.push(Spec {
+                name: format!("{}_tell_feasible_{n}", code.name),
+                statement: format!(
+                    "∀ w, {lc}Reachable(w) ∧ tells_{n}(w) ⇒ B(self) {pred} ∧ ¬B(self) B({j}) {pred}"
+                ),
+                about: About::Tell(ir::PlanId(pi as u32), n, handler),
+            });
+        }
+    }
+    out
 }
 
 /// What a network's proof depends on, as one digest: the postcard bytes of its slice of the
@@ -312,10 +458,12 @@ pub fn reuse_key(slice: &Ir, sources: &[SourceDigest]) -> [u8; 32] {
     cert::sha256(&bytes)
 }
 
-/// As [`prove_using`], but a network for which `reuse(name, key)` gives an earlier proof is not
-/// explored again: its theorems are that proof's (proved), and its certificate is the stored
-/// one — which the caller hands to the kernel like any other, so the kernel's word is never
-/// reused, only the search.
+/// As [`prove_using`], but a network for which `reuse(name, key)` gives a certificate an
+/// earlier build kept, and which the kernel admits again against the network's slice of `ir`
+/// and its sources, is not explored again: its theorems are named and stated from the sources as
+/// a fresh build states them, proved by the kernel's word, with the counts the kernel
+/// recomputed, and the kernel's report travels with it (`NetworkCertificate::reused`). A kept
+/// certificate the kernel refuses is no proof: the network is explored.
 pub fn prove_reusing(
     ir: &Ir,
     program: &Program,
@@ -323,7 +471,7 @@ pub fn prove_reusing(
     digests: &[SourceDigest],
     limits: Limits,
     explorer: Explorer,
-    reuse: &dyn Fn(&str, &[u8; 32]) -> Option<Reused>,
+    reuse: &Kept<'_>,
 ) -> Proofs {
     let mut proofs = Proofs::default();
     proofs.diagnostics.extend(unset_parameters(ir, program));
@@ -388,31 +536,42 @@ pub fn prove_reusing(
                     &desires,
                 ));
             }
-            if let Some(earlier) = reuse(&network, &key) {
-                for (name, statement) in &earlier.theorems {
+            let specs = theorems_of(
+                &slice,
+                sources,
+                agent,
+                &binding.name,
+                &desires,
+                &slice.agents[slice.networks[0].agent.0 as usize],
+            );
+            if let Some(earlier) = reuse(&network, &key)
+                .and_then(|bytes| admitted_again(bytes, &slice, &sources_of_net, specs.len()))
+            {
+                let (states, transitions) = earlier.scene;
+                for spec in &specs {
                     proofs.theorems.push(Theorem {
                         network: network.clone(),
-                        name: name.clone(),
-                        statement: statement.clone(),
+                        name: spec.name.clone(),
+                        statement: spec.statement.clone(),
                         status: Status::Proved,
-                        states: earlier.states,
-                        transitions: earlier.transitions,
+                        states,
+                        transitions,
                     });
                 }
-                proofs.states += earlier.states;
-                proofs.transitions += earlier.transitions;
+                proofs.states += states;
+                proofs.transitions += transitions;
                 proofs.certificates.push(NetworkCertificate {
                     name: network,
-                    theorems: earlier.theorems.iter().map(|(n, _)| n.clone()).collect(),
+                    theorems: specs.into_iter().map(|s| s.name).collect(),
                     frame: frame_name(&slice),
                     network: whole_index,
                     sources: sources_of_net,
                     key,
-                    reused: true,
+                    reused: Some(earlier.report),
                     bytes: earlier.bytes,
                     withheld: None,
-                    states: earlier.states,
-                    transitions: earlier.transitions,
+                    states,
+                    transitions,
                     seconds: 0.0,
                     peak_bytes: None,
                 });
@@ -421,7 +580,6 @@ pub fn prove_reusing(
             let (ir, net_index, digests) = (&slice, 0u32, &sources_of_net[..]);
             let ir_agent = &ir.agents[ir.networks[0].agent.0 as usize];
             let net = &ir.networks[net_index as usize];
-            let plan_name = net.plan(net.root).name.clone();
             let phase = crate::memory::Phase::begin();
             let network_clock = std::time::Instant::now();
             let sem = Semantics::new(net, ir_agent);
@@ -448,134 +606,50 @@ pub fn prove_reusing(
                     None => reason,
                 })
             });
-            let lc = lower_camel(&plan_name);
             let counts = (graph.len(), graph.transitions());
             let first_theorem = proofs.theorems.len();
-
-            // No deadlock.
-            let status = match &bound {
-                Some(reason) => Status::Unproved(reason.clone()),
-                None => match first_deadlock(graph) {
-                    None => Status::Proved,
-                    Some(s) => {
-                        let conclusion = deadlock_reason(graph, s);
-                        Status::Refuted(path_cex(ir, net, graph, s, None, conclusion))
+            for spec in specs {
+                let status = match (&bound, &spec.about) {
+                    (Some(reason), _) => Status::Unproved(reason.clone()),
+                    (None, About::NoDeadlock) => match first_deadlock(graph) {
+                        None => Status::Proved,
+                        Some(s) => {
+                            let conclusion = deadlock_reason(graph, s);
+                            Status::Refuted(path_cex(ir, net, graph, s, None, conclusion))
+                        }
+                    },
+                    (None, About::Live(di, goal)) => {
+                        let ir_desire = &ir_agent.desires[*di];
+                        if let Some(p) = ir_desire.params_used.first() {
+                            Status::Unproved(format!(
+                                "the goal reads the agent parameter `{p}`, which has no value: pass `--param {p}=…` to prove under a value"
+                            ))
+                        } else {
+                            let goal_sets = satisfying_sets(graph, &ir_desire.achieved);
+                            let is_goal = |s: StateId| goal_sets[graph.belief_set(s)];
+                            match inevitable(graph, &is_goal) {
+                                Ok(()) => Status::Proved,
+                                Err(v) => Status::Refuted(violation_cex(ir, net, graph, v, goal)),
+                            }
+                        }
                     }
-                },
-            };
-            proofs.theorems.push(Theorem {
-                network: network.clone(),
-                name: format!("{plan_name}_no_deadlock"),
-                statement: format!("∀ w, {lc}Reachable(w) ⇒ progress(w)"),
-                status,
-                states: counts.0,
-                transitions: counts.1,
-            });
-
-            // Liveness of each desire the binding may serve.
-            for &di in &desires {
-                let desire = &agent.desires[di];
-                let ir_desire = &ir_agent.desires[di];
-                let goal = desire
-                    .achieved
-                    .iter()
-                    .map(|e| goal_text(sources, e))
-                    .collect::<Vec<_>>()
-                    .join(" ∨ ");
-                let status = if let Some(reason) = &bound {
-                    Status::Unproved(reason.clone())
-                } else if !ir_desire.params_used.is_empty() {
-                    Status::Unproved(format!(
-                        "the goal reads the agent parameter `{0}`, which has no value: pass `--param {0}=…` to prove under a value",
-                        ir_desire.params_used[0]
-                    ))
-                } else {
-                    let goal_sets = satisfying_sets(graph, &ir_desire.achieved);
-                    let is_goal = |s: StateId| goal_sets[graph.belief_set(s)];
-                    match inevitable(graph, &is_goal) {
-                        Ok(()) => Status::Proved,
-                        Err(v) => Status::Refuted(violation_cex(ir, net, graph, v, &goal)),
+                    (None, About::Released(atom)) => {
+                        release(ir, net, &sem, &explored, atom, limits, explorer)
                     }
+                    (None, About::Tell(plan, _, Some(h))) => Status::Unproved(format!(
+                        "the tell is in the `{h}` handler of `{}`: a handler also runs when an intention is released or stopped at run time, in any state, and those runs are not explored yet",
+                        net.plan(*plan).name
+                    )),
+                    (None, About::Tell(plan, n, None)) => tell_feasible(ir, net, graph, *plan, *n),
                 };
                 proofs.theorems.push(Theorem {
                     network: network.clone(),
-                    name: format!("{}_live_{}", binding.name, desire.name),
-                    statement: format!("inevitable(scene(call({plan_name}), empty), {goal})"),
+                    name: spec.name,
+                    statement: spec.statement,
                     status,
                     states: counts.0,
                     transitions: counts.1,
                 });
-
-                // Release, when the impossible condition is one belief with constant arguments.
-                for (cond, _) in &ir_desire.impossible {
-                    // Without a theorem, not silently: `release_warnings` says why.
-                    let Some(atom) = hilbert_kernel::check::constant_atom(cond) else {
-                        continue;
-                    };
-                    let atom_text = show_atom(ir, net, &atom);
-                    let name = format!("{}_released_{}", binding.name, desire.name);
-                    if !hilbert_kernel::check::can_raise(net, &atom) {
-                        continue;
-                    }
-                    let status = if let Some(reason) = &bound {
-                        Status::Unproved(reason.clone())
-                    } else {
-                        release(ir, net, &sem, &explored, &atom, limits, explorer)
-                    };
-                    proofs.theorems.push(Theorem {
-                        network: network.clone(),
-                        name,
-                        statement: format!(
-                            "∀ w, {lc}Reachable(w) ∧ (w ⊨ B(self) {atom_text}) ⇒ inevitable(abort(w), finished)"
-                        ),
-                        status,
-                        states: counts.0,
-                        transitions: counts.1,
-                    });
-                }
-            }
-
-            // Tell feasibility, for every tell of every plan of the network.
-            for (pi, code) in net.plans.iter().enumerate() {
-                let mut tells: Vec<(u32, String, String)> = Vec::new();
-                for node in plan_nodes(net, code) {
-                    if let Node::Tell {
-                        index, agent, atom, ..
-                    } = &net.nodes[node.0 as usize]
-                    {
-                        let args: Vec<String> = atom
-                            .args
-                            .iter()
-                            .map(|e| crate::listing::expr_in_plan(ir, net, pi, e))
-                            .collect();
-                        let pred = format!(
-                            "{}({})",
-                            ir.agents[agent.0 as usize].beliefs[atom.belief.0 as usize].name,
-                            args.join(", ")
-                        );
-                        let j = ir.agents[agent.0 as usize].name.clone();
-                        tells.push((*index, j, pred));
-                    }
-                }
-                tells.sort();
-                tells.dedup_by(|a, b| a.0 == b.0);
-                for (n, j, pred) in tells {
-                    let status = if let Some(reason) = &bound {
-                        Status::Unproved(reason.clone())
-                    } else {
-                        tell_feasible(ir, net, graph, ir::PlanId(pi as u32), n)
-                    };
-                    proofs.theorems.push(Theorem {
-                        network: network.clone(),
-                        name: format!("{}_tell_feasible_{n}", code.name),
-                        statement: format!(
-                            "∀ w, {lc}Reachable(w) ∧ tells_{n}(w) ⇒ B(self) {pred} ∧ ¬B(self) B({j}) {pred}"
-                        ),
-                        status,
-                        states: counts.0,
-                        transitions: counts.1,
-                    });
-                }
             }
             let theorems = proofs.theorems[first_theorem..]
                 .iter()
@@ -608,7 +682,7 @@ pub fn prove_reusing(
                 network: whole_index,
                 sources: digests.to_vec(),
                 key,
-                reused: false,
+                reused: None,
                 bytes,
                 withheld,
                 states: counts.0,
@@ -1104,11 +1178,36 @@ fn tell_feasible(ir: &Ir, net: &Network, graph: &Graph, plan: ir::PlanId, n: u32
 
 /// Every node of a plan's body and handlers.
 fn plan_nodes(net: &Network, code: &ir::PlanCode) -> Vec<ir::NodeId> {
+    nodes_from(
+        net,
+        [Some(code.body), code.on_stop, code.on_resume, code.on_abort]
+            .into_iter()
+            .flatten()
+            .collect(),
+    )
+}
+
+/// The tells inside a plan's handlers (`on stop`, `on resume`, `on abort`), by number, with
+/// the handler's name: their theorems are unproved, as the kernel's are (`tell.handler`).
+fn handler_tells(net: &Network, code: &ir::PlanCode) -> Vec<(u32, &'static str)> {
     let mut out = Vec::new();
-    let mut stack: Vec<ir::NodeId> = [Some(code.body), code.on_stop, code.on_resume, code.on_abort]
-        .into_iter()
-        .flatten()
-        .collect();
+    for (h, root) in [
+        ("on stop", code.on_stop),
+        ("on resume", code.on_resume),
+        ("on abort", code.on_abort),
+    ] {
+        for n in nodes_from(net, root.into_iter().collect()) {
+            if let Node::Tell { index, .. } = &net.nodes[n.0 as usize] {
+                out.push((*index, h));
+            }
+        }
+    }
+    out
+}
+
+/// Every node reachable from `roots` through the structure of the code.
+fn nodes_from(net: &Network, mut stack: Vec<ir::NodeId>) -> Vec<ir::NodeId> {
+    let mut out = Vec::new();
     while let Some(n) = stack.pop() {
         out.push(n);
         match &net.nodes[n.0 as usize] {

@@ -30,7 +30,8 @@ fn project() -> &'static (Vec<SourceDigest>, Ir, Vec<u8>) {
                 sha256: sha256(f.text.as_bytes()),
             })
             .collect();
-        let ir = hilbert_frontend::lower_project(&loaded).expect("the example lowers");
+        let given = hilbert_frontend::AgentArgs::new();
+        let (ir, _) = hilbert_frontend::lower_project(&loaded, &given).expect("the example lowers");
         let bytes = cert::ir_bytes(&ir);
         (sources, ir, bytes)
     })

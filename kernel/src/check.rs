@@ -94,7 +94,7 @@ pub enum Verdict {
 }
 
 /// The kernel's word on one certificate.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Report {
     /// The network's name (`Agent.Binding`), when the certificate decoded.
     pub network: Option<String>,
@@ -106,6 +106,8 @@ pub struct Report {
     pub admitted: Option<Admitted>,
     /// The work the check took, in the units of [`work_limit`].
     pub work: u64,
+    /// The scene's states and steps, as the kernel recomputed them, once its table closed.
+    pub scene: Option<(usize, usize)>,
 }
 
 impl Report {
@@ -116,6 +118,7 @@ impl Report {
             invalid: Some(reason),
             admitted: None,
             work: 0,
+            scene: None,
         }
     }
 }
@@ -141,6 +144,9 @@ pub enum Kind {
     Released(usize, Atom),
     /// `Plan_tell_feasible_N`.
     TellFeasible(PlanId, u32),
+    /// `Plan_tell_feasible_N` of a tell inside a handler: never proved (`tell.handler`), as the
+    /// handler runs that releasing or stopping an intention starts at run time are not explored.
+    TellInHandler(PlanId, u32),
     /// `Agent.Binding_frame`: the frame conditions on the explored worlds, for the desires the
     /// binding serves (indices into the agent's desires). An obligation, not a theorem.
     Frame(Vec<usize>),
@@ -237,21 +243,26 @@ pub fn obligations(ir: &Ir, n: usize) -> Result<Vec<(String, Kind)>, String> {
         }
     }
     for (pi, code) in net.plans.iter().enumerate() {
-        let nodes = nodes_of(net, code);
-        walk(nodes.len())?;
-        let mut tells: Vec<u32> = nodes
-            .into_iter()
-            .filter_map(|i| match net.nodes.get(i) {
-                Some(Node::Tell { index, .. }) => Some(*index),
-                _ => None,
-            })
-            .collect();
+        let handlers = [code.on_stop, code.on_resume, code.on_abort];
+        let tell = |i: usize| match net.nodes.get(i) {
+            Some(Node::Tell { index, .. }) => Some(*index),
+            _ => None,
+        };
+        let nodes = nodes_of(net, handlers.into_iter().chain([Some(code.body)]));
+        let handled = nodes_of(net, handlers);
+        walk(nodes.len() + handled.len())?;
+        let handled: BTreeSet<u32> = handled.into_iter().filter_map(tell).collect();
+        let mut tells: Vec<u32> = nodes.into_iter().filter_map(tell).collect();
         tells.sort_unstable();
         tells.dedup();
         for k in tells {
+            let kind = match handled.contains(&k) {
+                true => Kind::TellInHandler,
+                false => Kind::TellFeasible,
+            };
             out.push((
                 format!("{}_tell_feasible_{k}", code.name),
-                Kind::TellFeasible(PlanId(pi as u32), k),
+                kind(PlanId(pi as u32), k),
             ));
         }
     }
@@ -269,13 +280,9 @@ pub fn obligations(ir: &Ir, n: usize) -> Result<Vec<(String, Kind)>, String> {
 /// network once per `impossible` condition): a larger IR is refused, not walked.
 pub const MAX_CODE_WALK: u64 = 1 << 22;
 
-/// The nodes in the code of `code` (its body and handlers), each once.
-fn nodes_of(net: &Network, code: &hilbert_certificates::ir::PlanCode) -> BTreeSet<usize> {
-    let mut stack: Vec<usize> = [Some(code.body), code.on_stop, code.on_resume, code.on_abort]
-        .into_iter()
-        .flatten()
-        .map(|n| n.0 as usize)
-        .collect();
+/// The nodes reachable from `roots` (a plan's body and handlers) through the code, each once.
+fn nodes_of(net: &Network, roots: impl IntoIterator<Item = Option<NodeId>>) -> BTreeSet<usize> {
+    let mut stack: Vec<usize> = roots.into_iter().flatten().map(|n| n.0 as usize).collect();
     let mut seen = BTreeSet::new();
     while let Some(n) = stack.pop() {
         if !seen.insert(n) {
@@ -1210,6 +1217,7 @@ fn check_body(body: &Body, budget: &Budget, digest: [u8; 32]) -> Report {
         invalid: None,
         admitted: None,
         work: 0,
+        scene: None,
     };
     if let Some(&p) = net.unset_params.first() {
         // The scene itself is not fixed: the binding passes a parameter that has no value, so
@@ -1240,6 +1248,8 @@ fn check_body(body: &Body, budget: &Budget, digest: [u8; 32]) -> Report {
             "state 0 is not the scene's initial state".into(),
         ))
     };
+    report.scene =
+        (closed.as_ref().ok()).map(|c| (c.table.len(), c.succ.iter().map(Vec::len).sum()));
     for (k, (oblig, kind)) in derived.iter().enumerate() {
         let verdict = match body.witnesses.get(k) {
             None => refusal(
@@ -1356,6 +1366,14 @@ fn check_witness(
         (Kind::TellFeasible(plan, k), Witness::TellFeasible { .. }) => {
             check_tells(c, *plan, *k, oblig)
         }
+        (Kind::TellInHandler(_, k), Witness::TellFeasible { .. }) => refusal(
+            oblig,
+            None,
+            "tell.handler",
+            format!(
+                "tell {k} is in a handler, and the handler runs that releasing or stopping an intention starts at run time are not explored: its feasibility is unproved"
+            ),
+        ),
         _ => refusal(
             oblig,
             None,

@@ -146,6 +146,20 @@ fn served(body: &Body) -> Vec<usize> {
         .collect()
 }
 
+/// The nodes of the certificate's network that are tells whose feasibility the build proved.
+fn proved_tells(b: &Built, body: &Body) -> Vec<usize> {
+    let nodes = &body.ir.networks[body.network as usize].nodes;
+    (0..nodes.len())
+        .filter(|&i| match &nodes[i] {
+            Node::Tell { index, .. } => b
+                .theorems
+                .iter()
+                .any(|(t, p)| *p && t.ends_with(&format!("_tell_feasible_{index}"))),
+            _ => false,
+        })
+        .collect()
+}
+
 fn mutations() -> Vec<Mutation> {
     vec![
         // ------------------------------------------------------------- the encoding
@@ -998,18 +1012,31 @@ fn mutations() -> Vec<Mutation> {
             make: |b, body| {
                 let n = body.network as usize;
                 let mut out = Vec::new();
-                for i in 0..body.ir.networks[n].nodes.len() {
+                for i in proved_tells(b, body) {
                     let mut m = body.clone();
-                    if let Node::Tell { own, index, .. } = &mut m.ir.networks[n].nodes[i] {
-                        let proved = b
-                            .theorems
-                            .iter()
-                            .any(|(t, p)| *p && t.ends_with(&format!("_tell_feasible_{index}")));
-                        if own.is_some() && proved {
-                            *own = None;
-                            out.push(with_ir(m));
-                        }
+                    if let Node::Tell {
+                        own: own @ Some(_), ..
+                    } = &mut m.ir.networks[n].nodes[i]
+                    {
+                        *own = None;
+                        out.push(with_ir(m));
                     }
+                }
+                out
+            },
+        },
+        Mutation {
+            name: "make a proved tell's code also a plan's `on abort` handler",
+            want: Want::Refused(Some("tell.handler")),
+            make: |b, body| {
+                let n = body.network as usize;
+                let mut out = Vec::new();
+                for i in proved_tells(b, body) {
+                    let mut m = body.clone();
+                    for p in &mut m.ir.networks[n].plans {
+                        p.on_abort = Some(hilbert_certificates::ir::NodeId(i as u32));
+                    }
+                    out.push(with_ir(m));
                 }
                 out
             },

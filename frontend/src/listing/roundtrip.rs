@@ -112,27 +112,22 @@ pub fn lower(listed: &Listed) -> Result<Ir, String> {
     for (name, text) in &listed.files {
         project::add_bytes(&mut loaded, name.clone(), text.clone().into_bytes());
     }
-    let (parsed, program, mut diagnostics) = crate::parse_and_resolve(&loaded);
     let specs = listed
         .params
         .iter()
         .map(|p| ParamSpec::parse(p))
         .collect::<Result<Vec<_>, _>>()?;
-    let args = crate::resolve_params(&program, &specs)?;
-    diagnostics.retain(Diagnostic::is_error);
-    if !diagnostics.is_empty() {
-        return Err(format!(
-            "the listed source does not check:\n{}",
-            describe(&loaded, &diagnostics)
-        ));
-    }
-    let (ir, found) = crate::lower::lower(&program, &parsed, &args);
-    if !found.is_empty() {
-        return Err(format!(
-            "the listed source does not lower:\n{}",
-            describe(&loaded, &found)
-        ));
-    }
+    // Checked and lowered as `hilbert build --param …` and `hilbert verify --sources` do.
+    let (_, lowered) = crate::lower_project_params(&loaded, &specs)?;
+    let ir = match lowered {
+        Ok((ir, _)) => ir,
+        Err(errors) => {
+            return Err(format!(
+                "the listed source does not check or lower:\n{}",
+                describe(&loaded, &errors)
+            ));
+        }
+    };
     let Some(name) = &listed.network else {
         return Err(String::from("the listing names no network"));
     };

@@ -282,6 +282,8 @@ pub fn claim_holds(body: &Body) -> Option<bool> {
                     .succ(StateId(s))
                     .all(|e| e.tells.iter().all(|&(p, m, ok)| ok || p != plan || m != k))
             }),
+            // Handler runs at run time are not explored: never proved.
+            Kind::TellInHandler(..) => false,
             Kind::Frame(served) => {
                 let beliefs: Vec<&BTreeSet<Atom>> = states.iter().map(|s| &s.beliefs).collect();
                 frame_holds(agent, &served, &beliefs)
