@@ -485,10 +485,18 @@ fn project(rng: &mut Rng) -> (Files, Params) {
 #[test]
 fn random_projects_round_trip() {
     use hilbert_frontend::project;
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let seed = std::env::var("HILBERT_LISTING_SEED")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Rng(seed);
     let (mut lowered, mut networks, mut failures) = (0, 0, Vec::new());
     let mut refused: std::collections::BTreeMap<String, usize> = Default::default();
-    let total = 300;
+    // HILBERT_LISTING_PROJECTS=N runs more (a longer search).
+    let total: usize = std::env::var("HILBERT_LISTING_PROJECTS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(300);
     for i in 0..total {
         let (files, params) = project(&mut rng);
         let mut loaded = project::Loaded::default();
@@ -666,4 +674,41 @@ fn the_lowerings_corner_cases_round_trip() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// `HILBERT_LISTING_DIR=DIR`: every project under DIR (a folder of `.ha`/`.hk`/`.hb` files, and
+/// an optional `params.txt` of `AGENT.NAME=VALUE` lines) that lowers round-trips — a way to run
+/// the round trip over another generator's projects (the `oracle` crate's, say). Without the
+/// variable, nothing runs.
+#[test]
+fn every_project_of_a_given_directory_round_trips() {
+    let Ok(root) = std::env::var("HILBERT_LISTING_DIR") else {
+        return;
+    };
+    let (mut projects, mut lowered, mut networks, mut failures) = (0, 0, 0, Vec::new());
+    for dir in dirs(Path::new(&root)) {
+        projects += 1;
+        let params = std::fs::read_to_string(dir.join("params.txt")).unwrap_or_default();
+        let specs: Vec<_> = params
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .filter_map(|l| hilbert_frontend::ParamSpec::parse(l).ok())
+            .collect();
+        let Ok(loaded) = hilbert_frontend::project::load(&[dir.display().to_string()]) else {
+            continue;
+        };
+        let Ok((_, Ok((ir, _)))) = hilbert_frontend::lower_project_params(&loaded, &specs) else {
+            continue;
+        };
+        lowered += 1;
+        networks += ir.networks.len();
+        failures.extend(round_trip_all(&dir.display().to_string(), &ir));
+    }
+    eprintln!("{lowered} of {projects} projects under {root} lower, {networks} networks");
+    assert!(
+        failures.is_empty(),
+        "{} failures; the first:\n{}",
+        failures.len(),
+        failures[0]
+    );
 }
