@@ -712,3 +712,65 @@ fn every_project_of_a_given_directory_round_trips() {
         failures[0]
     );
 }
+
+/// `verify --dump` on certificates whose IR is not what any source lowers to: the listing is
+/// written all the same, its header says the round trip FAILED and why, and nothing panics. An
+/// IR that is source of other sources (a goal made `true`) round-trips: the listing shows it as
+/// it is, for the auditor to compare with the sources.
+#[test]
+fn a_hostile_certificates_listing_says_its_round_trip_failed() {
+    use hilbert_certificates::ir::{Cond, Node, NodeId};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = TempDir::with_files(&[]);
+    let into = out.join("out");
+    let built = hilbert(
+        &[
+            "build",
+            root.join("examples/production-line").to_str().unwrap(),
+            "--out",
+            &into,
+        ],
+        None,
+    );
+    assert_eq!(built.code, Some(0), "{}", built.stderr);
+    let bytes = std::fs::read(format!("{into}/Operator.Work.cert")).unwrap();
+    let honest = cert::decode(&bytes).unwrap();
+    type Forge = fn(&mut Body);
+    let forgeries: [(&str, Forge, &str); 4] = [
+        (
+            "a node that points nowhere",
+            |b| b.ir.networks[0].nodes[7] = Node::Seq(NodeId(0), NodeId(999)),
+            "FAILED: the listed source does not check or lower",
+        ),
+        (
+            "a name with control characters",
+            |b| b.ir.agents[0].beliefs[0].name = "ma\u{1b}[2Jde".into(),
+            "FAILED: the listed source does not check or lower",
+        ),
+        (
+            "a slot past the plan's slots",
+            |b| b.ir.networks[0].plans[0].slots = 0,
+            "FAILED: ",
+        ),
+        (
+            "a goal made true",
+            |b| b.ir.agents[0].desires[0].achieved = vec![Cond::True],
+            "checked: ",
+        ),
+    ];
+    for (what, forge, want) in forgeries {
+        let mut body = honest.clone();
+        forge(&mut body);
+        body.ir_sha256 = cert::sha256(&cert::ir_bytes(&body.ir));
+        let path = out.join("forged.cert");
+        std::fs::write(&path, cert::encode(&body)).unwrap();
+        let run = hilbert(&["verify", &path, "--dump"], None);
+        assert!(matches!(run.code, Some(0 | 1)), "{what}: {}", run.stderr);
+        assert!(
+            run.stdout.contains(&format!("--   round trip  {want}")),
+            "{what}:\n{}",
+            run.stdout
+        );
+        assert!(!run.stdout.contains('\u{1b}'), "{what}");
+    }
+}

@@ -348,7 +348,7 @@ fn header(out: &mut Out, path: &str, body: &Body) {
     }
     out.line(
         1,
-        "legend      the files below are the IR as Hilbert source (lower them with the `param` values above);",
+        "legend      the files below are the IR as Hilbert source (lowered with the `param` values above, if any);",
     );
     out.line(
         1,

@@ -1209,10 +1209,15 @@ fn network_header(out: &mut Out, ir: &Ir, index: usize, net: &Network, this: boo
                     .map_or_else(|| format!("<param {p}?>"), |(n, _)| esc(n))
             })
             .collect();
+        let (them, are) = if names.len() == 1 {
+            ("it", "its argument is a placeholder")
+        } else {
+            ("them", "their arguments are placeholders")
+        };
         out.line(
             0,
             &format!(
-                "--   unset      {}: the binding reads them with no value, so the root's arguments are placeholders and the network is not explored",
+                "--   unset      {} (the binding reads {them} with no value: {are}, and the network is not explored)",
                 names.join(", ")
             ),
         );
