@@ -11,8 +11,9 @@
 //! formulas), comments and layout. None of it is in the IR, so the round trip still holds: the
 //! same IR, from another text. It fails, and says where, only for what is not source: a
 //! truncated listing (past [`super::MAX_BYTES`]), a string holding a control character other
-//! than a newline (written escaped, for the terminal's sake), and a hostile certificate's
-//! indices that point nowhere.
+//! than a tab or a newline or a bidirectional override (written escaped, for the terminal's
+//! sake: the language has no escape for them), and a hostile certificate's indices that point
+//! nowhere.
 
 use super::{FILE_MARK, HEADER_NETWORK, HEADER_PARAM, MARK_END, SECTION_MARK};
 use crate::project::{self, Loaded};

@@ -161,17 +161,14 @@ pub(super) fn param_value(l: &Literal) -> String {
         Literal::Int(n) => n.to_string(),
         Literal::Bool(b) => b.to_string(),
         Literal::Str(s) => {
-            let raw: String = s
-                .chars()
-                .flat_map(|c| {
-                    let plain = c == '"' || c == '\\' || c.escape_debug().count() == 1;
-                    let mut e = c.escape_debug().collect::<Vec<_>>();
-                    if plain {
-                        e = vec![c];
-                    }
-                    e
-                })
-                .collect();
+            let mut raw = String::new();
+            for c in s.chars() {
+                if c != '\t' && crate::render::is_unsafe(c) {
+                    raw.extend(c.escape_default());
+                } else {
+                    raw.push(c);
+                }
+            }
             format!("\"{raw}\"")
         }
     }
@@ -402,7 +399,7 @@ fn network_target(ir: &Ir, n: u32) -> String {
 fn root_literal(l: &Literal) -> String {
     match l {
         Literal::Int(i64::MIN) => format!("{} - 1", i64::MIN + 1),
-        other => literal_text(other),
+        other => source_literal(other),
     }
 }
 
@@ -674,9 +671,10 @@ pub(super) fn value_text(a: &Agent, p: &ValueProgram) -> String {
 // ------------------------------------------------------------------ conditions
 
 /// A string literal as the lexer reads it back: `"`, `\` and a newline escaped (`\"`, `\\`,
-/// `\n`). A character the language has no escape for and a terminal should not see (another
-/// control character, a bidirectional override) is written as Rust's escape, which is not
-/// source: a listing never carries raw control characters.
+/// `\n`), every other character as it is (a tab, accents, combining marks), but for what the
+/// language has no escape for and a terminal must not see (another control character, a
+/// bidirectional override: `render`'s unsafe characters), written as Rust's escape, which is
+/// not source: a listing never carries them raw, and such a string does not round-trip.
 pub(super) fn string_literal(s: &str) -> String {
     let mut out = String::from("\"");
     for (i, c) in s.chars().enumerate() {
@@ -688,8 +686,8 @@ pub(super) fn string_literal(s: &str) -> String {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
             '\n' => out.push_str("\\n"),
-            '\'' => out.push('\''),
-            c if c.escape_debug().count() > 1 => out.extend(c.escape_debug()),
+            '\t' => out.push('\t'),
+            c if crate::render::is_unsafe(c) => out.extend(c.escape_default()),
             c => out.push(c),
         }
     }
