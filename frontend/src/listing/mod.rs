@@ -1,19 +1,24 @@
-//! A certificate as an auditor reads it: a plain-text listing of its header, its sources, the IR
-//! the kernel trusted (every agent and every network, with conditions and plan code printed close
-//! to the `.ha`/`.hk`/`.hb` syntax of `docs/language.md`, ASCII spellings) and a summary of its
-//! states and witnesses.
+//! A certificate as an auditor reads it: a plain-text listing of its header and sources, the IR
+//! the kernel trusted written as Hilbert source (`source.rs`: the agents as a `.ha` file, their
+//! values as a `.hb` file, each network's plans as `.hk` files, in the grammar of
+//! `docs/language.md` with ASCII spellings), and a summary of its states and witnesses. Every
+//! line that is not source is a `--` comment: the header, the states and the witnesses are
+//! sections of comments (`-- === states ===`), and each source file begins with
+//! `-- === file NAME ===`.
 //!
 //! The kernel proves claims about the IR inside a certificate, not about the sources; a person
 //! checks that the IR means what the sources say (`docs/certificates.md`, "What the kernel
-//! trusts"). The listing is for that comparison: plan code is an indented process tree whose
-//! lines carry the node ids (`-- n12`) that refusals and ranking features name.
+//! trusts"). The listing is for that comparison, in the language itself: plan code is one
+//! process per line, each carrying the node id (`-- n12`) that refusals and ranking features
+//! name. And it is the IR, not a paraphrase of it: `roundtrip.rs` lowers the listing's source
+//! again and requires the certificate's IR byte for byte (`hilbert verify --dump` says so).
 //!
 //! **Invariant:** a certificate is hostile input. The listing never panics: an index that points
-//! nowhere prints as `<node 99?>` (or `<belief 3?>`, `<plan 2?>`, …); node trees stop at
-//! [`MAX_DEPTH`] levels and print each node at most once per plan, so a cyclic arena terminates;
-//! expressions and conditions stop at a nesting bound; names and strings are escaped
-//! (`escape_debug`); and the whole listing stops at [`MAX_BYTES`] with a final
-//! `… (listing truncated)` line.
+//! nowhere prints as `<node 99?>` (or `<belief 3?>`, `<plan 2?>`, …), which is not source;
+//! node trees stop at [`MAX_DEPTH`] levels and print each node at most once per plan, so a
+//! cyclic arena terminates; expressions and conditions stop at a nesting bound; names are
+//! escaped (`escape_debug`) and strings keep no character that would rewrite a terminal; and the
+//! whole listing stops at [`MAX_BYTES`] with a final `… (listing truncated)` line.
 
 use hilbert_certificates::cert::{
     self, AfterRec, Body, FaultRec, Feature, StateTable, TermNode, Witness,
@@ -38,7 +43,8 @@ pub const HEADER_PARAM: &str = "param ";
 
 /// The most bytes a listing holds before it stops with `… (listing truncated)`.
 pub const MAX_BYTES: usize = 4 << 20;
-/// How deeply a process tree is printed; deeper nodes print as `…`.
+/// How deeply a process tree is printed; deeper nodes print as `…`. Sources nest at most 200
+/// levels (`syntax::parser::MAX_DEPTH`), so every honest tree is printed whole.
 pub const MAX_DEPTH: usize = 256;
 /// How deeply an expression, a condition or a type is printed; deeper parts print as `…`.
 const MAX_NESTING: usize = 300;

@@ -145,7 +145,7 @@ fn var_prefix(a: &Agent) -> String {
     p
 }
 
-/// A type as a declaration writes it (a channel's element type for `chan`).
+/// `name: Type, …`, as a declaration lists parameters or fields.
 fn params_text<'a>(items: impl Iterator<Item = (String, &'a Type)>) -> String {
     items
         .map(|(n, t)| format!("{n}: {}", type_text(t)))
@@ -357,7 +357,7 @@ fn agent_source(out: &mut Out, ir: &Ir, index: usize, a: &Agent, targets: &Targe
     out.line(0, "}");
 }
 
-pub(super) fn binding_name(a: &Agent, b: u32) -> String {
+fn binding_name(a: &Agent, b: u32) -> String {
     a.plans
         .get(b as usize)
         .map_or_else(|| format!("<binding {b}?>"), |p| esc(&p.name))
@@ -537,7 +537,7 @@ enum VNode {
 /// recursion (a program is a flat list: its tree may be as deep as it is long). A negative
 /// constant is written as the agent parameter that has that value, if one has (the lowering
 /// writes a parameter's value as a constant, and the language has no negative literal).
-pub(super) fn value_text(a: &Agent, p: &ValueProgram) -> String {
+fn value_text(a: &Agent, p: &ValueProgram) -> String {
     let mut nodes: Vec<VNode> = Vec::with_capacity(p.ops.len());
     let mut stack: Vec<usize> = Vec::new();
     let mut malformed = false;
@@ -675,7 +675,7 @@ pub(super) fn value_text(a: &Agent, p: &ValueProgram) -> String {
 /// language has no escape for and a terminal must not see (another control character, a
 /// bidirectional override: `render`'s unsafe characters), written as Rust's escape, which is
 /// not source: a listing never carries them raw, and such a string does not round-trip.
-pub(super) fn string_literal(s: &str) -> String {
+fn string_literal(s: &str) -> String {
     let mut out = String::from("\"");
     for (i, c) in s.chars().enumerate() {
         if i >= super::MAX_NAME {
@@ -857,10 +857,10 @@ fn arith_named<T: Arith>(
 
 /// What a condition is printed against: the agent whose condition it is, and the prefix of its
 /// variables' names.
-pub(super) struct CondCx<'a> {
-    pub(super) ir: &'a Ir,
-    pub(super) agent: u32,
-    pub(super) var: String,
+struct CondCx<'a> {
+    ir: &'a Ir,
+    agent: u32,
+    var: String,
 }
 
 /// `(x ∧ y) ∨ (¬x ∧ ¬y)` — the lowering's `x = y` of two conditions — or `(x ∧ ¬y) ∨ (¬x ∧ y)`,
@@ -891,7 +891,7 @@ fn iff<'c>(a: &'c Cond, b: &'c Cond) -> Option<(&'c Cond, &'c Cond, bool)> {
 }
 
 impl CondCx<'_> {
-    pub(super) fn cond_text(&self, c: &Cond) -> String {
+    fn cond_text(&self, c: &Cond) -> String {
         let mut s = String::new();
         self.cond(c, 0, 0, &mut s);
         s
@@ -1299,7 +1299,7 @@ struct PlanPrinter<'a, 'r> {
 }
 
 /// The names of a plan's slots: its declared name (`slotN` when it has none).
-pub(super) fn slot_text(code: &PlanCode, s: Slot) -> String {
+fn slot_text(code: &PlanCode, s: Slot) -> String {
     if s.0 >= code.slots {
         return format!("<slot {}?>", s.0);
     }
