@@ -368,7 +368,25 @@ impl Agent {
     }
 }
 
+impl Agent {
+    /// The first agent parameter with no value that a `when φ attend A` rule reads: with one,
+    /// the attention of a state is not known (`docs/semantics.md`, Attention).
+    pub fn attention_unset_param(&self) -> Option<u32> {
+        self.attends.iter().find_map(|(c, _)| c.unset_param())
+    }
+}
+
 impl Cond {
+    /// Whether it reads the agent's attention (`attending A` anywhere inside).
+    pub fn reads_attention(&self) -> bool {
+        match self {
+            Cond::Attending(_) => true,
+            Cond::Not(c) => c.reads_attention(),
+            Cond::And(cs) | Cond::Or(cs) => cs.iter().any(Cond::reads_attention),
+            _ => false,
+        }
+    }
+
     /// Pushes the agents its `B(j)` tests name.
     fn told_agents(&self, out: &mut Vec<u32>) {
         match self {

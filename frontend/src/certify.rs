@@ -11,7 +11,6 @@ use hilbert_certificates::cert::{
 };
 use hilbert_certificates::ir::Ir;
 use hilbert_kernel::check::{Kind, obligations};
-use hilbert_kernel::eval::holds;
 use hilbert_kernel::semantics::{After, Atom, Semantics, State, Term};
 use std::collections::{BTreeSet, HashMap};
 
@@ -289,16 +288,9 @@ pub fn certificate(
         let w = match kind {
             Kind::NoDeadlock => Witness::Invariant { obligation: name },
             Kind::Live(d) => {
-                let achieved = &agent.desires[d].achieved;
                 // Once per distinct belief set, not once per state.
-                let goal_sets: Vec<bool> = graph
-                    .belief_sets()
-                    .iter()
-                    .map(|set| {
-                        let beliefs: BTreeSet<Atom> = set.iter().cloned().collect();
-                        achieved.iter().any(|c| holds(c, &beliefs, Some(0)))
-                    })
-                    .collect();
+                let goal_sets =
+                    crate::obligations::satisfying_sets(graph, agent, &agent.desires[d].achieved);
                 let goal = |s: StateId| goal_sets[graph.belief_set(s)];
                 let ranks = ranks(graph, &goal);
                 match ranking_expression(&name, graph, &state, &ranks, &goal, queries) {

@@ -18,7 +18,7 @@ use crate::source::{Dialect, SourceMap, Span};
 use crate::syntax::ast;
 use hilbert_certificates::cert::SourceDigest;
 use hilbert_certificates::ir::{self, Cond, Ir, Network, Node};
-use hilbert_kernel::eval::holds;
+use hilbert_kernel::eval::{attention, holds};
 use hilbert_kernel::semantics::{Atom, Fault, Semantics, State, Term};
 use std::collections::{BTreeSet, VecDeque};
 
@@ -60,9 +60,15 @@ fn unset_parameters(ir: &Ir, program: &Program) -> Vec<Diagnostic> {
                     ));
                 }
             }
+            let attention_reads = ir_agent.attends.iter().any(|(c, _)| reads(c));
             for d in &ir_agent.desires {
                 if d.achieved.iter().any(reads) || d.impossible.iter().any(|(c, _)| reads(c)) {
                     what.push(format!("the goal of `{}` reads it", d.name));
+                } else if attention_reads && d.achieved.iter().any(Cond::reads_attention) {
+                    what.push(format!(
+                        "the goal of `{}` reads the attention, which an attend rule computes from it",
+                        d.name
+                    ));
                 }
             }
             if ir_agent.intends.iter().any(|i| reads(&i.cond))
@@ -624,8 +630,15 @@ pub fn prove_reusing(
                             Status::Unproved(format!(
                                 "the goal reads the agent parameter `{p}`, which has no value: pass `--param {p}=…` to prove under a value"
                             ))
+                        } else if let Some(p) = ir_agent.attention_unset_param()
+                            && ir_desire.achieved.iter().any(Cond::reads_attention)
+                        {
+                            Status::Unproved(format!(
+                                "the goal reads the attention, which an attend rule computes from the agent parameter `{0}`, which has no value: pass `--param {0}=…` to prove under a value",
+                                ir_agent.param_name(p)
+                            ))
                         } else {
-                            let goal_sets = satisfying_sets(graph, &ir_desire.achieved);
+                            let goal_sets = satisfying_sets(graph, ir_agent, &ir_desire.achieved);
                             let is_goal = |s: StateId| goal_sets[graph.belief_set(s)];
                             match inevitable(graph, &is_goal) {
                                 Ok(()) => Status::Proved,
@@ -842,24 +855,29 @@ pub fn passed_a_bound(reason: &str) -> bool {
     reason.contains("--max-states") || reason.contains("--max-memory")
 }
 
+/// The bound a truncated exploration passed. An integer out of range is not one: it is a fault
+/// like any other (`docs/semantics.md`, *Faults: one rule*), and its states decide the theorems.
 fn bound_passed(graph: &Graph, limits: Limits) -> Option<String> {
-    if graph.truncated {
-        Some(truncation("the exploration", graph, limits))
-    } else if graph.overflow {
-        Some("an integer left the 64-bit range during the exploration".into())
-    } else {
-        None
-    }
+    graph
+        .truncated
+        .then(|| truncation("the exploration", graph, limits))
 }
 
-/// For each distinct belief set of the graph, whether it satisfies one of the conditions.
-fn satisfying_sets(graph: &Graph, achieved: &[Cond]) -> Vec<bool> {
+/// For each distinct belief set of the graph, whether it satisfies one of the conditions, read
+/// with the attention the set gives the agent (`docs/semantics.md`, Attention).
+pub(crate) fn satisfying_sets(graph: &Graph, agent: &ir::Agent, achieved: &[Cond]) -> Vec<bool> {
+    let reads_attention = achieved.iter().any(Cond::reads_attention);
     graph
         .belief_sets()
         .iter()
         .map(|atoms| {
             let beliefs: BTreeSet<Atom> = atoms.iter().cloned().collect();
-            achieved.iter().any(|c| holds(c, &beliefs, Some(0)))
+            let a = if reads_attention {
+                attention(agent, &beliefs)
+            } else {
+                0
+            };
+            achieved.iter().any(|c| holds(c, &beliefs, Some(a)))
         })
         .collect()
 }

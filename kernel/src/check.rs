@@ -7,7 +7,7 @@
 //! as the certificate's own compact table (a term index and a belief-set index per state); a
 //! state is written out as a tree only while its steps are computed.
 
-use crate::eval::holds_within;
+use crate::eval::{attention_within, holds_within};
 use crate::semantics::{After, Atom, Fault, Mode, Semantics, State, Term};
 use hilbert_certificates::cert::{
     self, AfterRec, AtomRec, Body, FaultRec, SourceDigest, StateTable, TermNode, Witness,
@@ -1348,13 +1348,31 @@ fn check_witness(
                 );
             }
             let achieved = &desire.achieved;
+            let reads_attention = achieved.iter().any(Cond::reads_attention);
+            if reads_attention && let Some(p) = sem.agent().attention_unset_param() {
+                return refusal(
+                    oblig,
+                    None,
+                    "live.parameters",
+                    format!(
+                        "the desire's conditions read the attention, which an attend rule computes from the agent parameter `{}`, which has no value in this certificate",
+                        sem.agent().param_name(p)
+                    ),
+                );
+            }
             let goal_sets: Vec<bool> = (0..t.set_list.len() as u32)
                 .map(|k| {
                     let b = t.beliefs_of_set(k);
                     let spend = |n| budget.spend(n);
+                    // The attention each belief set gives (`docs/semantics.md`, Attention).
+                    let a = if reads_attention {
+                        attention_within(sem.agent(), &b, &spend)
+                    } else {
+                        0
+                    };
                     achieved
                         .iter()
-                        .any(|a| holds_within(a, &b, Some(0), &spend))
+                        .any(|c| holds_within(c, &b, Some(a), &spend))
                 })
                 .collect();
             let goal = |i: usize| goal_sets[t.set_of[i] as usize];

@@ -115,6 +115,28 @@ pub fn holds_within(
     solve(&[cond], &w, &mut Vec::new())
 }
 
+/// The agent's attention with these beliefs (`docs/semantics.md`, Attention): from the initial
+/// attention (0), each `when φ attend A` rule in source order whose φ holds, read with the
+/// attention so far, moves it to A. `spend` as for [`holds_within`].
+pub fn attention_within(
+    agent: &Agent,
+    beliefs: &BTreeSet<Atom>,
+    spend: &dyn Fn(u64) -> bool,
+) -> u32 {
+    agent.attends.iter().fold(0, |a, (c, to)| {
+        if holds_within(c, beliefs, Some(a), spend) {
+            *to
+        } else {
+            a
+        }
+    })
+}
+
+/// [`attention_within`] with no limit.
+pub fn attention(agent: &Agent, beliefs: &BTreeSet<Atom>) -> u32 {
+    attention_within(agent, beliefs, &|_| true)
+}
+
 /// What a condition is evaluated in.
 struct World<'a> {
     beliefs: &'a BTreeSet<Atom>,
@@ -277,6 +299,66 @@ mod tests {
         assert_eq!(arith(ArithOp::Add, i64::MAX, 1), Err(EvalError::Overflow));
         assert_eq!(arith(ArithOp::Div, 1, 0), Err(EvalError::DivisionByZero));
         assert_eq!(arith(ArithOp::Div, -7, 2), Ok(-3));
+    }
+
+    /// `docs/semantics.md`: `/` rounds toward zero, `%` has the sign of the dividend, a zero
+    /// divisor faults and so does the one quotient out of range, `-2⁶³ / -1` (and its `%`).
+    #[test]
+    fn division_rounds_toward_zero_and_the_remainder_has_the_dividends_sign() {
+        for (a, b, q, r) in [
+            (7, 2, 3, 1),
+            (-7, 2, -3, -1),
+            (7, -2, -3, 1),
+            (-7, -2, 3, -1),
+            (6, -3, -2, 0),
+        ] {
+            assert_eq!(arith(ArithOp::Div, a, b), Ok(q), "{a} / {b}");
+            assert_eq!(arith(ArithOp::Rem, a, b), Ok(r), "{a} % {b}");
+            assert_eq!(q * b + r, a);
+        }
+        for op in [ArithOp::Div, ArithOp::Rem] {
+            assert_eq!(arith(op, -7, 0), Err(EvalError::DivisionByZero));
+            assert_eq!(arith(op, i64::MIN, -1), Err(EvalError::Overflow));
+        }
+    }
+
+    /// `docs/semantics.md`, Attention: from the initial attention, each attend rule in order
+    /// whose condition holds (with the attention so far) moves it; none holding leaves the
+    /// initial one, whatever the attention was before.
+    #[test]
+    fn the_attention_is_the_last_rule_that_holds_or_the_initial_one() {
+        let believes = |n: i64| {
+            Cond::Believes(Pattern {
+                belief: BeliefId(0),
+                args: vec![PatternArg::Literal(Literal::Int(n))],
+            })
+        };
+        let agent = Agent {
+            name: "A".into(),
+            params: vec![],
+            args: vec![],
+            beliefs: vec![],
+            desires: vec![],
+            commit: CommitmentStrategy::Blind,
+            plans: vec![],
+            intends: vec![],
+            rewards: vec![],
+            values: None,
+            attentions: vec!["Calm".into(), "Alarmed".into(), "Busy".into()],
+            attends: vec![
+                (believes(1), 1),
+                (believes(2), 2),
+                // Reads the attention so far: from Busy, with made(3), back to Calm.
+                (Cond::And(vec![believes(3), Cond::Attending(2)]), 0),
+            ],
+        };
+        let set = |ns: &[i64]| -> BTreeSet<Atom> { ns.iter().map(|&n| made(n)).collect() };
+        assert_eq!(attention(&agent, &set(&[])), 0);
+        assert_eq!(attention(&agent, &set(&[1])), 1);
+        assert_eq!(attention(&agent, &set(&[1, 2])), 2);
+        assert_eq!(attention(&agent, &set(&[2, 3])), 0);
+        assert_eq!(attention(&agent, &set(&[1, 3])), 1);
+        assert_eq!(attention(&agent, &set(&[3])), 0);
     }
 
     /// A chain means the left-leaning tree it stands for: the same value, and the same error

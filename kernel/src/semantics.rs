@@ -62,6 +62,9 @@ pub enum Mode {
     Running,
     /// Waits for a step.
     Ready,
+    /// Waits, inside a step, for the command it issued (numbered within the step) to land; it
+    /// goes on (running) once that command has landed. No state holds a waiting thread.
+    Waiting(u32),
 }
 
 /// What a [`Term::Handling`] becomes when its handlers have finished.
@@ -235,7 +238,10 @@ enum Action {
 struct Ctx<'b> {
     beliefs: &'b mut BTreeSet<Atom>,
     effects: Effects,
-    commands: Vec<(u32, Command, Target)>,
+    /// Queued commands: (number within the step, from 1; issuing instance; command; target).
+    commands: Vec<(u32, u32, Command, Target)>,
+    /// The number the next queued command gets.
+    issued: u32,
     tail_calls: Vec<(u32, PlanId, Vec<Value>)>,
     fuel: u32,
     depth: u32,
@@ -331,11 +337,15 @@ impl<'a> Semantics<'a> {
                     env,
                     mode: Mode::Ready,
                 };
-                Term::Inst {
-                    inst: 0,
-                    plan: self.net.root,
-                    params: hp,
-                    body: Box::new(self.expand(thread)),
+                // A plan that ends before its first step has finished.
+                match self.expand(thread) {
+                    Term::Done => Term::Done,
+                    body => Term::Inst {
+                        inst: 0,
+                        plan: self.net.root,
+                        params: hp,
+                        body: Box::new(body),
+                    },
                 }
             }
         };
@@ -437,7 +447,8 @@ impl<'a> Semantics<'a> {
         let mut ctx = Ctx {
             beliefs: &mut beliefs,
             effects: Effects::default(),
-            commands: vec![(0, command, Target::SelfInstance)],
+            commands: vec![(0, 0, command, Target::SelfInstance)],
+            issued: 1,
             tail_calls: Vec::new(),
             fuel: MACRO_STEP_FUEL,
             depth: 0,
@@ -460,6 +471,7 @@ impl<'a> Semantics<'a> {
             beliefs: &mut beliefs,
             effects: Effects::default(),
             commands: Vec::new(),
+            issued: 1,
             tail_calls: Vec::new(),
             fuel: MACRO_STEP_FUEL,
             depth: 0,
@@ -476,15 +488,26 @@ impl<'a> Semantics<'a> {
         }
     }
 
-    /// Lands the queued commands one by one, settling after each, until none is left.
+    /// Lands the queued commands one by one, until none is left: each lands, its issuer stops
+    /// waiting, and a settle runs what can run. When the step's fuel is spent, every thread
+    /// still waiting faults in place (its command is dropped); the rest of the term is kept.
     fn land_commands(&self, mut term: Term, ctx: &mut Ctx) -> Term {
         while !ctx.commands.is_empty() {
-            let (issuer, command, target) = ctx.commands.remove(0);
+            let (number, issuer, command, target) = ctx.commands.remove(0);
             if ctx.fuel == 0 {
-                return Term::Faulted(Fault::Diverged);
+                ctx.commands.clear();
+                return map_waiting(term, &mut |_| Term::Faulted(Fault::Diverged));
             }
             ctx.fuel -= 1;
             term = self.apply_command(term, issuer, command, target);
+            term = map_waiting(term, &mut |mut t| {
+                if let Term::Thread { mode, .. } = &mut t
+                    && *mode == Mode::Waiting(number)
+                {
+                    *mode = Mode::Running;
+                }
+                t
+            });
             term = self.settle(term, ctx);
         }
         term
@@ -533,6 +556,16 @@ impl<'a> Semantics<'a> {
             _ => return target,
         };
         let then = match (command, body) {
+            // Being aborted or restarted: nothing changes that. Being stopped or resumed: only
+            // `abort` and `restart` land, cutting those handlers short.
+            (
+                _,
+                Term::Handling {
+                    then: After::End | After::Restart(_),
+                    ..
+                },
+            ) => return target,
+            (Command::Stop | Command::Resume, Term::Handling { .. }) => return target,
             (Command::Stop, Term::Suspended(_)) => return target,
             (Command::Resume, Term::Suspended(saved)) => After::Continue(saved),
             (Command::Resume, _) => return target,
@@ -568,11 +601,27 @@ impl<'a> Semantics<'a> {
         }
     }
 
-    /// The handlers a command runs: those of every instance in `target` (itself included, when it
-    /// is an instance), innermost first, as one sequence of running threads.
+    /// The handlers a command runs: those of the started instances in `target` (itself
+    /// included, when it is an instance) in post-order (innermost first, siblings left to
+    /// right), as one sequence of running threads. `stop` and `resume` leave out instances that
+    /// are stopped on their own (inside the target's process, not the target itself).
     fn handlers_of(&self, target: &Term, command: Command) -> Term {
+        let skip_stopped = matches!(command, Command::Stop | Command::Resume);
         let mut instances = Vec::new();
-        collect_instances(target, &mut instances);
+        // The target's process, out of its own suspension (for `resume`), then the target.
+        if let Term::Label { body, .. } | Term::Inst { body, .. } = target {
+            let inside = match &**body {
+                Term::Suspended(kept) => kept,
+                _ => body,
+            };
+            collect_instances(inside, skip_stopped, &mut instances);
+        }
+        if let Term::Inst {
+            inst, plan, params, ..
+        } = target
+        {
+            instances.push((*inst, *plan, params.clone()));
+        }
         let mut threads = Vec::new();
         for (inst, plan, params) in instances {
             let Some(code) = self.plan(plan) else {
@@ -595,8 +644,6 @@ impl<'a> Semantics<'a> {
                 });
             }
         }
-        // Innermost first: `collect_instances` lists outer before inner.
-        threads.reverse();
         let mut term = Term::Done;
         for t in threads.into_iter().rev() {
             term = if term == Term::Done {
@@ -616,6 +663,7 @@ impl<'a> Semantics<'a> {
             beliefs: &mut beliefs,
             effects: Effects::default(),
             commands: Vec::new(),
+            issued: 1,
             tail_calls: Vec::new(),
             fuel: MACRO_STEP_FUEL,
             depth: 0,
@@ -650,8 +698,8 @@ impl<'a> Semantics<'a> {
                 env,
                 mode,
             } => {
-                if mode == Mode::Ready && effects {
-                    // A ready thread waits for its step.
+                if (mode == Mode::Ready && effects) || matches!(mode, Mode::Waiting(_)) {
+                    // A ready thread waits for its step; a waiting one for its command.
                     return Term::Thread {
                         inst,
                         plan,
@@ -841,18 +889,20 @@ impl<'a> Semantics<'a> {
                     stack.pop();
                 }
                 Node::Command { command, target } => {
-                    // The command lands before the thread goes on: the thread waits, still
-                    // running, so that a command on its own instance (`self`) or on a label
-                    // around it finds its target, and what follows the command runs only if
-                    // the target was elsewhere (or, after `stop`, when it is resumed).
-                    ctx.commands.push((inst, *command, *target));
+                    // The command lands before the thread goes on: the thread waits for it
+                    // (and for it alone), so that a command on its own instance (`self`) or on
+                    // a label around it finds its target, and what follows the command runs
+                    // only if the target was elsewhere (or, after `stop`, when it is resumed).
+                    let number = ctx.issued;
+                    ctx.issued += 1;
+                    ctx.commands.push((number, inst, *command, *target));
                     stack.pop();
                     return Term::Thread {
                         inst,
                         plan,
                         stack,
                         env,
-                        mode: Mode::Running,
+                        mode: Mode::Waiting(number),
                     };
                 }
                 Node::Seq(a, b) => {
@@ -1124,23 +1174,50 @@ fn contains(term: &Term, pred: &dyn Fn(&Term) -> bool) -> bool {
     pred(term) || children(term).into_iter().any(|c| contains(c, pred))
 }
 
-/// The instances in a term, outer before inner (pre-order), with their plan and parameters.
-fn collect_instances(term: &Term, out: &mut Vec<(u32, PlanId, Vec<Value>)>) {
-    if let Term::Inst {
-        inst, plan, params, ..
-    } = term
-    {
-        out.push((*inst, *plan, params.clone()));
-    }
-    if let Term::Handling { then, .. } = term {
-        // Handlers already running are not run again; a process they keep is still inside.
-        if let After::Suspend(s) | After::Continue(s) = then {
-            collect_instances(s, out);
+/// The started instances in a term, in post-order (inner before outer, left before right),
+/// with their plan and parameters. The alternatives of an unresolved choice and the right side
+/// of an interrupt have not started; with `skip_stopped`, a suspended process and an instance
+/// whose process is suspended are left out.
+fn collect_instances(term: &Term, skip_stopped: bool, out: &mut Vec<(u32, PlanId, Vec<Value>)>) {
+    match term {
+        Term::Choice(_) => {}
+        Term::Suspended(_) if skip_stopped => {}
+        Term::Interrupt(p, _) => collect_instances(p, skip_stopped, out),
+        Term::Inst {
+            inst,
+            plan,
+            params,
+            body,
+        } => {
+            if skip_stopped && matches!(**body, Term::Suspended(_)) {
+                return;
+            }
+            collect_instances(body, skip_stopped, out);
+            out.push((*inst, *plan, params.clone()));
         }
-        return;
+        Term::Handling { then, .. } => {
+            // Handlers already running are not run again; a process they keep is still inside.
+            if let After::Suspend(s) | After::Continue(s) = then {
+                collect_instances(s, skip_stopped, out);
+            }
+        }
+        _ => {
+            for c in children(term) {
+                collect_instances(c, skip_stopped, out);
+            }
+        }
     }
-    for c in children(term) {
-        collect_instances(c, out);
+}
+
+/// Applies `f` to every waiting thread of `term` (wherever one can be: not in the
+/// continuation of a `Then`, nor in a start kept for `restart`).
+fn map_waiting(term: Term, f: &mut dyn FnMut(Term) -> Term) -> Term {
+    match term {
+        Term::Thread {
+            mode: Mode::Waiting(_),
+            ..
+        } => f(term),
+        other => map_children(other, &mut |c| map_waiting(c, f)),
     }
 }
 

@@ -93,9 +93,9 @@ fn code_lines() -> usize {
 }
 
 #[test]
-fn the_kernel_stays_under_three_thousand_lines_and_its_readme_says_how_many() {
+fn the_kernel_stays_under_3500_lines_and_its_readme_says_how_many() {
     let n = code_lines();
-    assert!(n < 3_000, "the kernel has {n} lines of code");
+    assert!(n < 3_500, "the kernel has {n} lines of code");
     let readme = std::fs::read_to_string(kernel().join("README.md")).unwrap();
     let stated: Vec<usize> = readme
         .split(|c: char| !c.is_ascii_digit() && c != ',')

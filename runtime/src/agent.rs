@@ -13,7 +13,7 @@ use crate::scenario::{Scenario, parse_atom};
 use hilbert_certificates::ir::{
     Agent, AgentId, Command, CommitmentStrategy, Cond, Ir, Network, PolicyIr, Value,
 };
-use hilbert_kernel::eval::holds;
+use hilbert_kernel::eval::{attention as attention_of, holds};
 use hilbert_kernel::semantics::{self, Atom, Semantics, State};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -504,18 +504,32 @@ impl<'a> AgentRun<'a> {
         }
     }
 
+    /// The attention the beliefs give, as the build computes it (`docs/semantics.md`,
+    /// Attention): from the initial attention, each `when … attend` rule in source order whose
+    /// condition holds (with the attention so far) moves it. Journaled when it changes, with
+    /// the last rule that moved it (none: back to the initial attention).
     fn shift_attention(&mut self) {
+        let mut attention = 0;
+        let mut rule = None;
         for (k, (cond, to)) in self.agent.attends.iter().enumerate() {
-            if *to != self.attention && self.holds(cond) {
-                let from = self.agent.attentions[self.attention as usize].clone();
-                self.attention = *to;
-                let to = self.agent.attentions[*to as usize].clone();
-                self.log(Event::Attention {
-                    from,
-                    to,
-                    reason: format!("the condition of `when … attend` rule {} holds", k + 1),
-                });
+            if holds(cond, &self.beliefs, Some(attention)) {
+                attention = *to;
+                rule = Some(k);
             }
+        }
+        debug_assert_eq!(attention, attention_of(self.agent, &self.beliefs));
+        if attention != self.attention {
+            let from = self.agent.attentions[self.attention as usize].clone();
+            self.attention = attention;
+            let to = self.agent.attentions[attention as usize].clone();
+            self.log(Event::Attention {
+                from,
+                to,
+                reason: match rule {
+                    Some(k) => format!("the condition of `when … attend` rule {} holds", k + 1),
+                    None => "no `when … attend` rule holds: the initial attention".into(),
+                },
+            });
         }
     }
 

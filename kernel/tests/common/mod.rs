@@ -11,7 +11,7 @@ use hilbert_frontend::explore::{Graph, Limits, StateId, reference};
 use hilbert_frontend::obligations::{self, Status};
 use hilbert_frontend::{check_project, project};
 use hilbert_kernel::check::{Kind, obligations as derive};
-use hilbert_kernel::eval::holds;
+use hilbert_kernel::eval::{attention, holds};
 use hilbert_kernel::semantics::{Atom, Semantics, State};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -256,13 +256,15 @@ pub fn claim_holds(body: &Body) -> Option<bool> {
             Kind::NoDeadlock => (0..graph.len()).all(|s| graph.progress(StateId(s as u32))),
             Kind::Live(d) => {
                 let desire = &agent.desires[d];
+                // Each state's goal is read with the attention its beliefs give.
                 let goal = |s: usize| {
-                    desire
-                        .achieved
-                        .iter()
-                        .any(|c| holds(c, &states[s].beliefs, Some(0)))
+                    let beliefs = &states[s].beliefs;
+                    let a = attention(agent, beliefs);
+                    desire.achieved.iter().any(|c| holds(c, beliefs, Some(a)))
                 };
-                desire.params_used.is_empty() && inevitable(&graph, &goal)[0]
+                let attention_unknown = desire.achieved.iter().any(|c| c.reads_attention())
+                    && agent.attention_unset_param().is_some();
+                desire.params_used.is_empty() && !attention_unknown && inevitable(&graph, &goal)[0]
             }
             Kind::Released(_, atom) => {
                 let starts: Vec<State> = states

@@ -306,6 +306,7 @@ impl Explored {
                 ready,
                 stack,
                 env,
+                ..
             } => TermNode::Thread {
                 inst: *inst,
                 plan: PlanId(*plan),
@@ -381,6 +382,7 @@ impl Explored {
                 ready,
                 stack,
                 env,
+                ..
             } => Term::Thread {
                 inst: *inst,
                 plan: PlanId(*plan),
@@ -391,6 +393,7 @@ impl Explored {
                 } else {
                     semantics::Mode::Running
                 },
+                // No state holds a waiting thread (every command lands within its step).
             },
             T::Then(a, r) => Term::Then(b(*a), b(*r)),
             T::Par(cs) => Term::Par(cs.iter().map(|&c| self.term(c)).collect()),
@@ -675,6 +678,10 @@ impl Global<'_> {
                 inst: *inst,
                 plan: plan.0,
                 ready: *mode == semantics::Mode::Ready,
+                wait: match mode {
+                    semantics::Mode::Waiting(n) => *n,
+                    _ => 0,
+                },
                 stack: stack.iter().map(|n| n.0).collect(),
                 env: env.iter().map(|v| self.code.v_of_value(v)).collect(),
             },

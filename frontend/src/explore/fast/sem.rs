@@ -97,7 +97,9 @@ enum Action {
 struct Ctx {
     ops: Vec<Op>,
     overflow: bool,
-    commands: Vec<(u32, Command, Target)>,
+    /// Queued commands: (number within the step, from 1; issuer; command; target).
+    commands: Vec<(u32, u32, Command, Target)>,
+    issued: u32,
     tail_calls: Vec<(u32, u32, Box<[V]>)>,
     fuel: u32,
     depth: u32,
@@ -109,6 +111,7 @@ impl Ctx {
             ops: Vec::new(),
             overflow: false,
             commands: Vec::new(),
+            issued: 1,
             tail_calls: Vec::new(),
             fuel: MACRO_STEP_FUEL,
             depth: 0,
@@ -377,17 +380,61 @@ impl<'n> Code<'n> {
         }
     }
 
+    /// As the kernel's: each command lands, its issuer stops waiting, a settle runs; when the
+    /// fuel is spent, every thread still waiting faults in place.
     fn land_commands(&self, ar: &mut Overlay, mut term: Tid, ctx: &mut Ctx) -> Tid {
         while !ctx.commands.is_empty() {
-            let (issuer, command, target) = ctx.commands.remove(0);
+            let (number, issuer, command, target) = ctx.commands.remove(0);
             if ctx.fuel == 0 {
-                return ar.mk(self.net, T::Faulted(Fault::Diverged));
+                ctx.commands.clear();
+                return self.map_waiting(ar, term, &mut |ar, _, _| {
+                    ar.mk(self.net, T::Faulted(Fault::Diverged))
+                });
             }
             ctx.fuel -= 1;
             term = self.apply_command(ar, term, issuer, command, target);
+            term = self.map_waiting(ar, term, &mut |ar, t, thread| match thread {
+                T::Thread {
+                    inst,
+                    plan,
+                    wait,
+                    stack,
+                    env,
+                    ..
+                } if wait == number => self.thread(ar, inst, plan, false, stack.into_vec(), env),
+                _ => t,
+            });
             term = self.run(ar, term, ctx, true);
         }
         term
+    }
+
+    /// Applies `f` (to the id and the node) at every waiting thread of `term`, where the
+    /// kernel's `map_waiting` looks.
+    fn map_waiting(
+        &self,
+        ar: &mut Overlay,
+        term: Tid,
+        f: &mut dyn FnMut(&mut Overlay, Tid, T) -> Tid,
+    ) -> Tid {
+        if !ar.meta(term).waiting {
+            return term;
+        }
+        let t = ar.get(term).clone();
+        if let T::Thread { .. } = t {
+            return f(ar, term, t);
+        }
+        let mut changed = false;
+        let mapped = map_children(t, &mut |c| {
+            let m = self.map_waiting(ar, c, f);
+            changed |= m != c;
+            m
+        });
+        if changed {
+            ar.mk(self.net, mapped)
+        } else {
+            term
+        }
     }
 
     fn is_target(&self, ar: &Overlay, t: Tid, issuer: u32, target: Target) -> bool {
@@ -445,6 +492,16 @@ impl<'n> Code<'n> {
             _ => return target,
         };
         let then = match (command, ar.get(body)) {
+            // As the kernel: nothing lands on a target being aborted or restarted; only abort
+            // and restart on one being stopped or resumed.
+            (
+                _,
+                T::Handling {
+                    then: After::End | After::Restart(_),
+                    ..
+                },
+            ) => return target,
+            (Command::Stop | Command::Resume, T::Handling { .. }) => return target,
             (Command::Stop, T::Suspended(_)) => return target,
             (Command::Resume, T::Suspended(saved)) => After::Continue(*saved),
             (Command::Resume, _) => return target,
@@ -486,8 +543,22 @@ impl<'n> Code<'n> {
     }
 
     fn handlers_of(&self, ar: &mut Overlay, target: Tid, command: Command) -> Tid {
+        let skip_stopped = matches!(command, Command::Stop | Command::Resume);
         let mut instances = Vec::new();
-        collect_instances(ar, target, &mut instances);
+        // As the kernel: the target's process, out of its own suspension, then the target.
+        if let T::Label { body, .. } | T::Inst { body, .. } = ar.get(target) {
+            let inside = match ar.get(*body) {
+                T::Suspended(kept) => *kept,
+                _ => *body,
+            };
+            collect_instances(ar, inside, skip_stopped, &mut instances);
+        }
+        if let T::Inst {
+            inst, plan, params, ..
+        } = ar.get(target)
+        {
+            instances.push((*inst, *plan, params.clone()));
+        }
         let mut threads = Vec::new();
         for (inst, plan, params) in instances {
             let Some(code) = self.plan(plan) else {
@@ -507,13 +578,13 @@ impl<'n> Code<'n> {
                         inst,
                         plan,
                         ready: false,
+                        wait: 0,
                         stack: vec![node.0].into_boxed_slice(),
                         env: env.into_boxed_slice(),
                     },
                 ));
             }
         }
-        threads.reverse();
         let done = ar.mk(self.net, T::Done);
         let mut term = done;
         for t in threads.into_iter().rev() {
@@ -557,10 +628,11 @@ impl<'n> Code<'n> {
                 inst,
                 plan,
                 ready,
+                wait,
                 stack,
                 env,
             } => {
-                if ready && effects {
+                if (ready && effects) || wait != 0 {
                     return term;
                 }
                 self.run_thread(ar, inst, plan, stack.into_vec(), env, ctx, effects)
@@ -671,6 +743,7 @@ impl<'n> Code<'n> {
                 inst,
                 plan,
                 ready,
+                wait: 0,
                 stack: stack.into_boxed_slice(),
                 env,
             },
@@ -759,10 +832,22 @@ impl<'n> Code<'n> {
                     stack.pop();
                 }
                 Node::Command { command, target } => {
-                    // As the kernel: the thread waits, still running, until the command lands.
-                    ctx.commands.push((inst, *command, *target));
+                    // As the kernel: the thread waits until its command lands.
+                    let number = ctx.issued;
+                    ctx.issued += 1;
+                    ctx.commands.push((number, inst, *command, *target));
                     stack.pop();
-                    return self.thread(ar, inst, plan, false, stack, env);
+                    return ar.mk(
+                        self.net,
+                        T::Thread {
+                            inst,
+                            plan,
+                            ready: false,
+                            wait: number,
+                            stack: stack.into_boxed_slice(),
+                            env,
+                        },
+                    );
                 }
                 Node::Seq(a, b) => {
                     stack.pop();
@@ -1189,22 +1274,39 @@ fn children(t: &T) -> Vec<Tid> {
     }
 }
 
-fn collect_instances(ar: &Overlay, t: Tid, out: &mut Vec<(u32, u32, Box<[V]>)>) {
-    let term = ar.get(t);
-    if let T::Inst {
-        inst, plan, params, ..
-    } = term
-    {
-        out.push((*inst, *plan, params.clone()));
-    }
-    if let T::Handling { then, .. } = term {
-        if let After::Suspend(s) | After::Continue(s) = then {
-            collect_instances(ar, *s, out);
+/// As the kernel's: the started instances in post-order, skipping stopped ones when asked.
+fn collect_instances(
+    ar: &Overlay,
+    t: Tid,
+    skip_stopped: bool,
+    out: &mut Vec<(u32, u32, Box<[V]>)>,
+) {
+    match ar.get(t) {
+        T::Choice(_) => {}
+        T::Suspended(_) if skip_stopped => {}
+        T::Interrupt(p, _) => collect_instances(ar, *p, skip_stopped, out),
+        T::Inst {
+            inst,
+            plan,
+            params,
+            body,
+        } => {
+            if skip_stopped && matches!(ar.get(*body), T::Suspended(_)) {
+                return;
+            }
+            collect_instances(ar, *body, skip_stopped, out);
+            out.push((*inst, *plan, params.clone()));
         }
-        return;
-    }
-    for c in children(term) {
-        collect_instances(ar, c, out);
+        T::Handling { then, .. } => {
+            if let After::Suspend(s) | After::Continue(s) = then {
+                collect_instances(ar, *s, skip_stopped, out);
+            }
+        }
+        term => {
+            for c in children(term) {
+                collect_instances(ar, c, skip_stopped, out);
+            }
+        }
     }
 }
 

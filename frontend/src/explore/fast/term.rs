@@ -83,6 +83,9 @@ pub(crate) enum T {
         inst: u32,
         plan: u32,
         ready: bool,
+        /// 0, or the number (from 1) of the command the thread waits for, inside a step (the
+        /// reference's `Mode::Waiting`); no state holds a waiting thread.
+        wait: u32,
         stack: Box<[u32]>,
         env: Box<[V]>,
     },
@@ -121,6 +124,8 @@ pub(crate) struct Meta {
     pub height: u32,
     pub done: bool,
     pub fault: Option<Fault>,
+    /// Whether a thread waiting for its command is inside (only ever so within a step).
+    pub waiting: bool,
 }
 
 /// An arena of interned terms.
@@ -279,10 +284,14 @@ pub(crate) fn meta_of(net: &Network, terms: &dyn Terms, t: &T) -> Meta {
         height: 0,
         done: false,
         fault: None,
+        waiting: false,
     };
     match t {
         T::Done => meta.done = true,
         T::Faulted(f) => meta.fault = Some(f.clone()),
+        T::Thread { wait, .. } if *wait != 0 => {
+            // A waiting thread does not run, with effects or without, at no cost.
+        }
         T::Thread { ready, stack, .. } => {
             if !*ready {
                 meta.stable = [false, false];
@@ -338,6 +347,19 @@ pub(crate) fn meta_of(net: &Network, terms: &dyn Terms, t: &T) -> Meta {
             meta.fault = b.fault.clone();
         }
     }
+    // Where `sem::map_waiting` looks (a waiting thread is never anywhere else).
+    meta.waiting = match t {
+        T::Done | T::Faulted(_) => false,
+        T::Thread { wait, .. } => *wait != 0,
+        T::Then(a, _) | T::Suspended(a) => m(*a).waiting,
+        T::Par(cs) | T::Choice(cs) => cs.iter().any(|&c| m(c).waiting),
+        T::Interrupt(p, q) => m(*p).waiting || m(*q).waiting,
+        T::Label { body, .. } | T::Inst { body, .. } => m(*body).waiting,
+        T::Handling { body, then } => {
+            m(*body).waiting
+                || matches!(then, After::Suspend(s) | After::Continue(s) if m(*s).waiting)
+        }
+    };
     meta
 }
 
