@@ -356,7 +356,7 @@ pub const MAX_STATE_SIZE: u64 = 1 << 20;
 /// compares and per internal action a step runs. Past it the certificate is invalid (a bound,
 /// which fails closed): so a certificate of up to a megabyte is decided in seconds whatever its
 /// bytes. The allowance is 192 units a byte up to 1 MiB, and one more 192 per doubling beyond,
-/// since large honest tables have larger states (the 7-philosopher table uses 110 a byte;
+/// since large honest tables have larger states (the 7-philosopher table uses 124 a byte;
 /// `hilbert verify --format json` prints `work` and `work_limit`).
 pub fn work_limit(bytes: usize) -> u64 {
     let b = bytes as u64;
@@ -1202,7 +1202,8 @@ fn check_body(body: &Body, budget: &Budget, digest: [u8; 32]) -> Report {
     let net = &body.ir.networks[n];
     let agent = &body.ir.agents[net.agent.0 as usize];
     let name = format!("{}.{}", agent.name, net.binding);
-    let sem = Semantics::new(net, agent);
+    // No one step may do more than the whole budget before it is charged.
+    let sem = Semantics::new(net, agent).with_work_cap(budget.limit);
     let table = match Table::new(&body.states) {
         Ok(t) => t,
         Err(e) => {

@@ -210,6 +210,15 @@ pub struct Step {
 pub struct Semantics<'a> {
     net: &'a Network,
     agent: &'a Agent,
+    /// Per node, the work of executing it once: one, plus the size of the expressions it
+    /// evaluates (a hostile IR may evaluate a long chain at every node of a macro-step).
+    costs: Vec<u64>,
+    /// The most work one step may do (its nodes' [`Semantics::costs`], the term it searches for
+    /// each landing command, the paths of its offers) before it is cut short and reported as
+    /// over: the kernel sets its whole budget here ([`Semantics::with_work_cap`]), so that no
+    /// step does unbounded work before it is charged. Not part of the semantics: a step cut
+    /// short is never used, only refused as over budget.
+    work_cap: u64,
 }
 
 /// A ready thread's offer, with the path to it.
@@ -245,6 +254,32 @@ struct Ctx<'b> {
     tail_calls: Vec<(u32, PlanId, Vec<Value>)>,
     fuel: u32,
     depth: u32,
+    /// The step's work beyond its fuel (nodes' expressions, searches for command targets), and
+    /// its cap: past the cap the fuel is spent at once, so the step ends soon, and it is over.
+    work: u64,
+    cap: u64,
+}
+
+impl Ctx<'_> {
+    /// Charges `n` units of work; past the cap, the step is cut short.
+    fn charge(&mut self, n: u64) {
+        self.work = self.work.saturating_add(n);
+        if self.work > self.cap {
+            self.fuel = 0;
+        }
+    }
+
+    /// The step's work: its fuel spent and the rest, or more than the cap when it was cut short.
+    fn total_work(&self) -> u64 {
+        let work = self
+            .work
+            .saturating_add(u64::from(MACRO_STEP_FUEL - self.fuel));
+        if self.work > self.cap {
+            self.cap.saturating_add(1).max(work)
+        } else {
+            work
+        }
+    }
 }
 
 impl Event {
@@ -278,7 +313,20 @@ impl Event {
 impl<'a> Semantics<'a> {
     /// The semantics of `net`, whose agent is `agent`.
     pub fn new(net: &'a Network, agent: &'a Agent) -> Semantics<'a> {
-        Semantics { net, agent }
+        let costs = net.nodes.iter().map(node_cost).collect();
+        Semantics {
+            net,
+            agent,
+            costs,
+            work_cap: u64::MAX,
+        }
+    }
+
+    /// This semantics with at most `cap` units of work in one step (see `work_cap`): a step
+    /// that would do more stops early and reports more than `cap` as its work.
+    pub fn with_work_cap(mut self, cap: u64) -> Self {
+        self.work_cap = cap;
+        self
     }
 
     fn plan(&self, id: PlanId) -> Option<&'a PlanCode> {
@@ -376,9 +424,15 @@ impl<'a> Semantics<'a> {
         spend: &mut dyn FnMut(u64) -> bool,
         visit: &mut dyn FnMut(Step) -> bool,
     ) -> bool {
-        let mut offers = Vec::new();
-        self.collect_offers(&state.term, &mut Vec::new(), &mut offers);
+        // Listing the offers costs the term's size, and each offer's path and value: charged
+        // as they are listed, and the listing stops once it has cost the step's cap.
         let size = term_size(&state.term) + state.beliefs.len() as u64;
+        let mut offers = Vec::new();
+        let mut listed = size;
+        self.collect_offers(&state.term, &mut Vec::new(), &mut offers, &mut listed);
+        if !spend(listed) || listed > self.work_cap {
+            return false;
+        }
         let fire = |spend: &mut dyn FnMut(u64) -> bool,
                     visit: &mut dyn FnMut(Step) -> bool,
                     event: Event,
@@ -452,9 +506,12 @@ impl<'a> Semantics<'a> {
             tail_calls: Vec::new(),
             fuel: MACRO_STEP_FUEL,
             depth: 0,
+            work: 0,
+            cap: self.work_cap,
         };
+        ctx.charge(term_size(&state.term));
         let term = self.land_commands(state.term.clone(), &mut ctx);
-        let work = u64::from(MACRO_STEP_FUEL - ctx.fuel);
+        let work = ctx.total_work();
         let effects = ctx.effects;
         Step {
             event: Event::Abort,
@@ -475,10 +532,12 @@ impl<'a> Semantics<'a> {
             tail_calls: Vec::new(),
             fuel: MACRO_STEP_FUEL,
             depth: 0,
+            work: 0,
+            cap: self.work_cap,
         };
         let term = self.settle(term, &mut ctx);
         let term = self.land_commands(term, &mut ctx);
-        let work = u64::from(MACRO_STEP_FUEL - ctx.fuel);
+        let work = ctx.total_work();
         let effects = ctx.effects;
         Step {
             event,
@@ -499,6 +558,12 @@ impl<'a> Semantics<'a> {
                 return map_waiting(term, &mut |_| Term::Faulted(Fault::Diverged));
             }
             ctx.fuel -= 1;
+            // Landing searches the term for the target, releases the issuer and settles: work
+            // in the term's size, charged before it is done.
+            ctx.charge(term_size(&term));
+            if ctx.fuel == 0 {
+                continue;
+            }
             term = self.apply_command(term, issuer, command, target);
             term = map_waiting(term, &mut |mut t| {
                 if let Term::Thread { mode, .. } = &mut t
@@ -667,6 +732,8 @@ impl<'a> Semantics<'a> {
             tail_calls: Vec::new(),
             fuel: MACRO_STEP_FUEL,
             depth: 0,
+            work: 0,
+            cap: self.work_cap,
         };
         self.run(term, &mut ctx, false)
     }
@@ -827,6 +894,7 @@ impl<'a> Semantics<'a> {
                 return Term::Faulted(Fault::Diverged);
             }
             ctx.fuel -= 1;
+            ctx.charge(self.costs.get(top.0 as usize).copied().unwrap_or(1));
             let Some(node) = self.node(top) else {
                 return Term::Faulted(Fault::Malformed(top));
             };
@@ -1224,17 +1292,27 @@ fn map_waiting(term: Term, f: &mut dyn FnMut(Term) -> Term) -> Term {
 impl Semantics<'_> {
     /// The offers of the ready threads a step can take. A suspended process offers nothing; a
     /// finished alternative of a choice (or right side of an interrupt) offers a τ.
-    fn collect_offers(&self, term: &Term, path: &mut Vec<usize>, out: &mut Vec<Offer>) {
+    fn collect_offers(
+        &self,
+        term: &Term,
+        path: &mut Vec<usize>,
+        out: &mut Vec<Offer>,
+        work: &mut u64,
+    ) {
+        if *work > self.work_cap {
+            return;
+        }
         let mut child = |i: usize, t: &Term, out: &mut Vec<Offer>, finished_is_tau: bool| {
             path.push(i);
             if finished_is_tau && *t == Term::Done {
+                *work = work.saturating_add(path.len() as u64);
                 out.push(Offer {
                     path: path.clone(),
                     inst: u32::MAX,
                     kind: OfferKind::Tau,
                 });
             } else {
-                self.collect_offers(t, path, out);
+                self.collect_offers(t, path, out, work);
             }
             path.pop();
         };
@@ -1250,9 +1328,18 @@ impl Semantics<'_> {
                 if *mode != Mode::Ready {
                     return;
                 }
-                let Some(node) = stack.last().and_then(|&n| self.node(n)) else {
+                let Some(&top) = stack.last() else {
                     return;
                 };
+                let Some(node) = self.node(top) else {
+                    return;
+                };
+                // The offer's path and its value's evaluation, charged before they are made.
+                let cost = self.costs.get(top.0 as usize).copied().unwrap_or(1);
+                *work = work.saturating_add(cost.saturating_add(path.len() as u64));
+                if *work > self.work_cap {
+                    return;
+                }
                 let kind = match node {
                     Node::Stop => return,
                     Node::Send { chan, value } => {
@@ -1293,6 +1380,42 @@ impl Semantics<'_> {
             Term::Label { body, .. } | Term::Inst { body, .. } | Term::Handling { body, .. } => {
                 child(0, body, out, false)
             }
+        }
+    }
+}
+
+/// The work of executing `node` once: one, plus the size of each expression it evaluates.
+fn node_cost(node: &Node) -> u64 {
+    let atom = |a: &AtomExpr| a.args.iter().map(expr_size).sum::<u64>();
+    1 + match node {
+        Node::Send { value, .. } => expr_size(value),
+        Node::Believe(a) | Node::Forget(a) => atom(a),
+        Node::Tell { atom: a, .. } => atom(a),
+        Node::Call { args, .. } => args
+            .iter()
+            .map(|a| match a {
+                Arg::Value(e) => expr_size(e),
+                Arg::Chan(_) => 1,
+            })
+            .sum(),
+        Node::Match {
+            scrutinee, arms, ..
+        } => expr_size(scrutinee) + arms.len() as u64,
+        Node::Par(ns) | Node::Choice(ns) => ns.len() as u64,
+        _ => 0,
+    }
+}
+
+/// The number of nodes of an expression (its evaluation's work).
+fn expr_size(e: &Expr) -> u64 {
+    match e {
+        Expr::Literal(_) | Expr::Slot(_) => 1,
+        Expr::Neg(a) | Expr::Not(a) => 1 + expr_size(a),
+        Expr::Arith(_, a, b) | Expr::Compare(_, a, b) | Expr::And(a, b) | Expr::Or(a, b) => {
+            1 + expr_size(a) + expr_size(b)
+        }
+        Expr::Chain(a, rest) => {
+            1 + expr_size(a) + rest.iter().map(|(_, b)| expr_size(b)).sum::<u64>()
         }
     }
 }

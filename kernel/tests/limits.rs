@@ -220,3 +220,156 @@ fn a_chain_counts_one_level_however_long_but_chains_inside_chains_nest() {
     let why = report.invalid.expect("invalid");
     assert!(why.contains("nests deeper than"), "{why}");
 }
+
+/// The production line's honest table with one more state: the root instance running a thread
+/// whose stack holds `commands` copies of the node `abort feed`, beside a suspended process of
+/// about `2^doublings` nodes once written out (`x ‖ x`, shared, `doublings` deep). Each `abort`
+/// lands with a search of the term for the label, so the step is `commands` times the size of
+/// the term, while its macro-step runs only `commands` nodes (issue 29, item 12).
+fn with_stacked_aborts(commands: usize, doublings: u32) -> Vec<u8> {
+    use hilbert_certificates::ir::{NodeId, PlanId, Value};
+    let built = common::certificates()
+        .iter()
+        .find(|b| b.example == "production-line" && b.name == "Operator.Work")
+        .expect("the production line's Work certificate");
+    let mut body = cert::decode(&built.bytes).unwrap();
+    let net = &body.ir.networks[body.network as usize];
+    let abort = net
+        .nodes
+        .iter()
+        .position(|n| matches!(n, Node::Command { .. }))
+        .expect("the production line aborts `feed`");
+    let table = &mut body.states;
+    let done = table
+        .terms
+        .iter()
+        .position(|t| matches!(t, TermNode::Done))
+        .map(|i| i as u32);
+    let chan = Value::Chan {
+        instance: 0,
+        plan: PlanId(0),
+        index: 0,
+    };
+    let mut push = |t: TermNode, terms: &mut Vec<TermNode>| {
+        terms.push(t);
+        terms.len() as u32 - 1
+    };
+    // Children before their parent, left to right, each term once: the canonical order.
+    let thread = push(
+        TermNode::Thread {
+            inst: 0,
+            plan: PlanId(0),
+            stack: vec![NodeId(abort as u32); commands],
+            env: vec![chan.clone()],
+            ready: true,
+        },
+        &mut table.terms,
+    );
+    let mut big = match done {
+        Some(d) => d,
+        None => push(TermNode::Done, &mut table.terms),
+    };
+    for _ in 0..doublings {
+        big = push(TermNode::Par(vec![big, big]), &mut table.terms);
+    }
+    let suspended = push(TermNode::Suspended(big), &mut table.terms);
+    let par = push(TermNode::Par(vec![thread, suspended]), &mut table.terms);
+    let inst = push(
+        TermNode::Inst {
+            inst: 0,
+            plan: PlanId(0),
+            params: vec![chan],
+            body: par,
+        },
+        &mut table.terms,
+    );
+    table.states.push((inst, Vec::new()));
+    cert::encode(&body)
+}
+
+#[test]
+fn a_step_whose_commands_search_a_large_term_is_charged_for_the_search() {
+    // 6,000 commands, each searching a term of 2^19 nodes: 3·10^9 nodes visited by one step,
+    // which ran only 6,000 nodes: before the search was charged, this took minutes.
+    let bytes = with_stacked_aborts(6_000, 18);
+    assert!(bytes.len() < 64 * 1024, "{}", bytes.len());
+    let started = std::time::Instant::now();
+    let report = on_small_stack(move || check(&bytes, None));
+    let took = started.elapsed();
+    assert!(report.admitted.is_none());
+    // Refused for its work, long before the search would end.
+    let why = report.invalid.expect("refused as over its work limit");
+    assert!(why.contains("more work than the kernel's limit"), "{why}");
+    assert!(took < std::time::Duration::from_secs(10), "took {took:?}");
+}
+
+/// The production line's honest table with one more state: the root instance over a process
+/// whose `2^doublings` threads (`x ‖ x`, shared) each wait to receive, under `wrappers` nested
+/// `Then`s, so every offer's path is `wrappers + doublings` long.
+fn with_deep_offers(doublings: u32, wrappers: u32) -> Vec<u8> {
+    use hilbert_certificates::ir::{NodeId, PlanId, Value};
+    let built = common::certificates()
+        .iter()
+        .find(|b| b.example == "production-line" && b.name == "Operator.Work")
+        .expect("the production line's Work certificate");
+    let mut body = cert::decode(&built.bytes).unwrap();
+    let net = &body.ir.networks[body.network as usize];
+    let recv = net
+        .nodes
+        .iter()
+        .position(|n| matches!(n, Node::Recv { .. }))
+        .expect("the production line receives parts");
+    let table = &mut body.states;
+    let chan = Value::Chan {
+        instance: 0,
+        plan: PlanId(0),
+        index: 0,
+    };
+    let push = |t: TermNode, terms: &mut Vec<TermNode>| {
+        terms.push(t);
+        terms.len() as u32 - 1
+    };
+    let mut t = push(
+        TermNode::Thread {
+            inst: 0,
+            plan: PlanId(0),
+            stack: vec![NodeId(recv as u32)],
+            env: vec![chan.clone(), Value::Int(0), Value::Int(0)],
+            ready: true,
+        },
+        &mut table.terms,
+    );
+    let leaf = t;
+    for _ in 0..doublings {
+        t = push(TermNode::Par(vec![t, t]), &mut table.terms);
+    }
+    for _ in 0..wrappers {
+        t = push(TermNode::Then(t, leaf), &mut table.terms);
+    }
+    let inst = push(
+        TermNode::Inst {
+            inst: 0,
+            plan: PlanId(0),
+            params: vec![chan],
+            body: t,
+        },
+        &mut table.terms,
+    );
+    table.states.push((inst, Vec::new()));
+    cert::encode(&body)
+}
+
+#[test]
+fn the_paths_of_a_states_offers_are_charged_as_they_are_listed() {
+    // 2^17 receivers (the most a state may hold), each 17 + 200 deep: 28 million path entries
+    // (over 200 MB) listed before the state's step was charged.
+    let bytes = with_deep_offers(17, 200);
+    assert!(bytes.len() < 64 * 1024, "{}", bytes.len());
+    let started = std::time::Instant::now();
+    let report = on_small_stack(move || check(&bytes, None));
+    let took = started.elapsed();
+    assert!(report.admitted.is_none());
+    let why = report.invalid.expect("refused as over its work limit");
+    assert!(why.contains("more work than the kernel's limit"), "{why}");
+    assert!(took < std::time::Duration::from_secs(10), "took {took:?}");
+}

@@ -1,0 +1,515 @@
+//! Deciding a network's theorems on the oracle's state graph: no deadlock, liveness of each
+//! desire the binding serves, release, tell feasibility; with the reachable belief sets and the
+//! shortest counterexample lengths.
+
+use crate::model::{Code, Ex, Model, PlanId, Sym};
+use crate::sem::{Beliefs, Env, Fault, Machine, State, T, Val, eval, holds};
+use std::collections::{BTreeSet, HashMap, VecDeque};
+
+/// The oracle's verdict on a theorem.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Verdict {
+    /// Holds on the whole state graph.
+    Proved,
+    /// Does not hold; the length of the shortest counterexample when the oracle compares it
+    /// (deadlock, and liveness with no cycle to avoid the goal).
+    Refuted(Option<usize>),
+    /// Not decided (the reason).
+    Unproved(String),
+}
+
+impl Verdict {
+    /// `proved`, `refuted` or `unproved`.
+    pub fn word(&self) -> &'static str {
+        match self {
+            Verdict::Proved => "proved",
+            Verdict::Refuted(_) => "refuted",
+            Verdict::Unproved(_) => "unproved",
+        }
+    }
+}
+
+/// What kind of theorem.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    /// `Plan_no_deadlock`.
+    NoDeadlock,
+    /// `P_live_D`.
+    Live,
+    /// `P_released_D`.
+    Released,
+    /// `Plan_tell_feasible_N`.
+    Tell,
+}
+
+/// One theorem.
+#[derive(Clone, Debug)]
+pub struct Theorem {
+    /// Its name.
+    pub name: String,
+    /// Its kind.
+    pub kind: Kind,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// For a release theorem: whether the scene reaches a state believing its atom.
+    pub atom_reachable: bool,
+}
+
+/// The oracle's result for one network.
+#[derive(Clone, Debug)]
+pub struct Network {
+    /// `Agent.Binding`.
+    pub name: String,
+    /// Its theorems.
+    pub theorems: Vec<Theorem>,
+    /// States of the scene.
+    pub states: usize,
+    /// Every reachable belief set, as sorted texts.
+    pub belief_sets: BTreeSet<Vec<String>>,
+    /// Whether a reachable state has an overflow fault (or a step overflowed).
+    pub overflow: bool,
+    /// Whether a step of the scene diverges (the end state of a diverging step depends on
+    /// where its budget runs out: oracle/KNOWN.md).
+    pub diverges: bool,
+}
+
+/// The state graph of a scene.
+struct Graph {
+    states: Vec<State>,
+    succ: Vec<Vec<u32>>,
+    dist: Vec<u32>,
+    too_big: bool,
+    infeasible: BTreeSet<(PlanId, u32)>,
+    overflow: bool,
+    diverges: bool,
+}
+
+fn explore(mc: &mut Machine<'_>, init: Vec<State>, max_states: usize) -> Graph {
+    let mut g = Graph {
+        states: Vec::new(),
+        succ: Vec::new(),
+        dist: Vec::new(),
+        too_big: false,
+        infeasible: BTreeSet::new(),
+        overflow: false,
+        diverges: false,
+    };
+    let mut index: HashMap<State, u32> = HashMap::new();
+    let mut queue = VecDeque::new();
+    for s in init {
+        if !index.contains_key(&s) {
+            index.insert(s.clone(), g.states.len() as u32);
+            queue.push_back(g.states.len() as u32);
+            g.states.push(s);
+            g.succ.push(Vec::new());
+            g.dist.push(0);
+        }
+    }
+    while let Some(i) = queue.pop_front() {
+        let s = g.states[i as usize].clone();
+        let mut next = Vec::new();
+        for (t, fx) in mc.steps(&s) {
+            g.overflow |= fx.overflow;
+            g.diverges |= fx.diverged;
+            for (p, n, ok) in fx.tells {
+                if !ok {
+                    g.infeasible.insert((p, n));
+                }
+            }
+            let j = match index.get(&t) {
+                Some(j) => *j,
+                None => {
+                    if g.states.len() >= max_states {
+                        g.too_big = true;
+                        return g;
+                    }
+                    let j = g.states.len() as u32;
+                    index.insert(t.clone(), j);
+                    g.states.push(t);
+                    g.succ.push(Vec::new());
+                    g.dist.push(g.dist[i as usize] + 1);
+                    queue.push_back(j);
+                    j
+                }
+            };
+            next.push(j);
+        }
+        g.succ[i as usize] = next;
+    }
+    g
+}
+
+fn has_overflow(t: &T) -> bool {
+    match t {
+        T::Faulted(Fault::Overflow) => true,
+        T::Done | T::Faulted(_) | T::Th(_) => false,
+        T::Then(a, _) | T::Susp(a) | T::Label(_, _, a, _, _) | T::Inst(_, _, _, a) => {
+            has_overflow(a)
+        }
+        T::Par(xs) | T::Choice(xs) => xs.iter().any(has_overflow),
+        T::Intr(a, b) | T::Handling(_, a, _, b) => has_overflow(a) || has_overflow(b),
+    }
+}
+
+/// Whether, from the states `from` and within the states where `inside` holds, some path ends
+/// in a state with no step or runs forever; and the length of the shortest path (in steps,
+/// from the scene) to a dead end inside, when there is no cycle inside.
+fn avoids(g: &Graph, from: &[u32], inside: &dyn Fn(usize) -> bool) -> (bool, Option<usize>) {
+    // The region: states reachable from `from` through states inside.
+    let n = g.states.len();
+    let mut seen = vec![false; n];
+    let mut stack: Vec<u32> = from
+        .iter()
+        .copied()
+        .filter(|&i| inside(i as usize))
+        .collect();
+    for &i in &stack {
+        seen[i as usize] = true;
+    }
+    let mut region = Vec::new();
+    while let Some(i) = stack.pop() {
+        region.push(i);
+        for &j in &g.succ[i as usize] {
+            if inside(j as usize) && !seen[j as usize] {
+                seen[j as usize] = true;
+                stack.push(j);
+            }
+        }
+    }
+    let dead_end = region
+        .iter()
+        .filter(|&&i| g.succ[i as usize].is_empty())
+        .map(|&i| g.dist[i as usize] as usize)
+        .min();
+    // A cycle inside the region: Kahn's algorithm on the region's subgraph.
+    let mut indeg: HashMap<u32, usize> = region.iter().map(|&i| (i, 0)).collect();
+    for &i in &region {
+        for &j in &g.succ[i as usize] {
+            if let Some(d) = indeg.get_mut(&j) {
+                *d += 1;
+            }
+        }
+    }
+    let mut ready: Vec<u32> = indeg
+        .iter()
+        .filter(|(_, d)| **d == 0)
+        .map(|(i, _)| *i)
+        .collect();
+    let mut removed = 0;
+    while let Some(i) = ready.pop() {
+        removed += 1;
+        for &j in &g.succ[i as usize] {
+            if let Some(d) = indeg.get_mut(&j) {
+                *d -= 1;
+                if *d == 0 {
+                    ready.push(j);
+                }
+            }
+        }
+    }
+    let cycle = removed < region.len();
+    let fails = cycle || dead_end.is_some();
+    (fails, if cycle { None } else { dead_end })
+}
+
+fn show_val(m: &Model, v: &Val) -> String {
+    match v {
+        Val::Int(i) => i.to_string(),
+        Val::Bool(b) => b.to_string(),
+        Val::Str(s) => format!("{:?}", m.names.text(*s)),
+        Val::Chan(..) => "chan".to_string(),
+        Val::Float(b) => f64::from_bits(*b).to_string(),
+    }
+}
+
+/// A belief set as sorted texts: `done(1)`, `B(Other) x(2)`.
+pub fn show_beliefs(m: &Model, b: &Beliefs) -> Vec<String> {
+    let mut v: Vec<String> = b
+        .iter()
+        .map(|(who, f, args)| {
+            let args: Vec<String> = args.iter().map(|a| show_val(m, a)).collect();
+            let atom = format!("{}({})", m.names.text(*f), args.join(", "));
+            match who {
+                None => atom,
+                Some(j) => format!("B({}) {atom}", m.names.text(*j)),
+            }
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// The plans of the network of `root`: it and every plan a call in it (body or handler) reaches.
+fn network_plans(m: &Model, root: PlanId) -> Vec<PlanId> {
+    let mut out = vec![root];
+    let mut i = 0;
+    while i < out.len() {
+        let p = &m.plans[out[i] as usize];
+        let mut codes: Vec<u32> = vec![p.body];
+        codes.extend(p.handlers.iter().flatten());
+        while let Some(c) = codes.pop() {
+            match &m.code[c as usize] {
+                Code::Seq(xs) | Code::Par(xs) | Code::Choice(xs) => codes.extend(xs),
+                Code::Interrupt(a, b) => codes.extend([*a, *b]),
+                Code::Label(_, b) => codes.push(*b),
+                Code::Match(_, arms, other) => {
+                    codes.extend(arms.iter().map(|(_, b)| *b));
+                    codes.extend(other);
+                }
+                Code::Call(q, _, _) if !out.contains(q) => out.push(*q),
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The constant atom of an `impossible` condition that is one belief with constant arguments.
+fn constant_atom(e: &Ex, env: &Env) -> Option<(Sym, Vec<Val>)> {
+    let Ex::Believes(None, f, args) = e else {
+        return None;
+    };
+    let mut vals = Vec::new();
+    for a in args {
+        match a {
+            Ex::Int(_) | Ex::Str(_) | Ex::Bool(_) | Ex::Neg(_) | Ex::Var(_) => {
+                vals.push(eval(a, env).ok()?)
+            }
+            _ => return None,
+        }
+    }
+    Some((*f, vals))
+}
+
+fn reads_attending(e: &Ex) -> bool {
+    match e {
+        Ex::Attending(_) => true,
+        Ex::Neg(a) | Ex::Not(a) => reads_attending(a),
+        Ex::Bin(_, a, b) => reads_attending(a) || reads_attending(b),
+        _ => false,
+    }
+}
+
+/// Decides the theorems of binding `b` of agent `a`, exploring at most `max_states` states.
+pub fn decide(m: &Model, a: usize, b: usize, max_states: usize) -> Network {
+    let agent = &m.agents[a];
+    let binding = &agent.bindings[b];
+    let name = format!("{}.{}", agent.name, binding.name);
+    let env: Env = agent
+        .params
+        .iter()
+        .filter_map(|(n, v)| v.map(|v| (*n, v)))
+        .collect();
+    let unset: Vec<Sym> = agent
+        .params
+        .iter()
+        .filter(|(_, v)| v.is_none())
+        .map(|(n, _)| *n)
+        .collect();
+    let reads_unset = |e: &Ex| unset.iter().any(|n| e.reads(*n));
+    let mut out = Network {
+        name,
+        theorems: Vec::new(),
+        states: 0,
+        belief_sets: BTreeSet::new(),
+        overflow: false,
+        diverges: false,
+    };
+    let serves: Vec<usize> = agent
+        .desires
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| d.reachable_by.contains(&b))
+        .map(|(i, _)| i)
+        .collect();
+    let Some(plan) = binding.plan else {
+        for &d in &serves {
+            out.theorems.push(Theorem {
+                name: format!("{}_live_{}", binding.name, agent.desires[d].name),
+                kind: Kind::Live,
+                verdict: Verdict::Unproved("host".into()),
+                atom_reachable: false,
+            });
+        }
+        return out;
+    };
+    let plans = network_plans(m, plan);
+    let mut args = Vec::new();
+    let mut blocked: Option<String> = None;
+    for e in &binding.args {
+        if reads_unset(e) {
+            blocked = Some("the binding passes a parameter with no value".into());
+            break;
+        }
+        match eval(e, &env) {
+            Ok(v) => args.push(v),
+            Err(f) => {
+                blocked = Some(format!("a binding argument faults: {f:?}"));
+                break;
+            }
+        }
+    }
+    let mut mc = Machine::new(m, env.clone());
+    let g = match &blocked {
+        Some(_) => None,
+        None => {
+            let s0 = mc.scene(plan, args);
+            Some(explore(&mut mc, vec![s0], max_states))
+        }
+    };
+    let why: Option<String> = match (&blocked, &g) {
+        (Some(w), _) => Some(w.clone()),
+        (None, Some(g)) if g.too_big => Some(format!("too big: more than {max_states} states")),
+        _ => None,
+    };
+    if let Some(g) = &g
+        && std::env::var_os("ORACLE_DUMP").is_some()
+    {
+        for (i, st) in g.states.iter().enumerate() {
+            eprintln!(
+                "state {i} -> {:?}\n  {:?}\n  {:?}",
+                g.succ[i], st.term, st.beliefs
+            );
+        }
+    }
+    if let Some(g) = &g {
+        out.states = g.states.len();
+        out.overflow = g.overflow || g.states.iter().any(|s| has_overflow(&s.term));
+        out.diverges = g.diverges;
+        for s in &g.states {
+            out.belief_sets.insert(show_beliefs(m, &s.beliefs));
+        }
+    }
+    let plan_name = &m.plans[plan as usize].name;
+    // No deadlock.
+    let verdict = match (&why, &g) {
+        (Some(w), _) => Verdict::Unproved(w.clone()),
+        (None, Some(g)) => {
+            let dead = (0..g.states.len())
+                .filter(|&i| g.succ[i].is_empty() && g.states[i].term != T::Done)
+                .map(|i| g.dist[i] as usize)
+                .min();
+            match dead {
+                Some(d) => Verdict::Refuted(Some(d)),
+                None => Verdict::Proved,
+            }
+        }
+        _ => unreachable!(),
+    };
+    out.theorems.push(Theorem {
+        name: format!("{plan_name}_no_deadlock"),
+        kind: Kind::NoDeadlock,
+        verdict,
+        atom_reachable: false,
+    });
+    // The attention of a belief set: from the initial one, each `when φ attend A` rule in
+    // source order whose φ holds (read with the attention so far) moves it to A.
+    let attention = |beliefs: &Beliefs| -> Option<Sym> {
+        let mut att = agent.initial;
+        for (cond, to) in &agent.attends {
+            if holds(cond, &env, beliefs, att) {
+                att = Some(*to);
+            }
+        }
+        att
+    };
+    for &d in &serves {
+        let desire = &agent.desires[d];
+        let verdict = match (&why, &g) {
+            (Some(w), _) => Verdict::Unproved(w.clone()),
+            _ if desire.achieved.iter().any(&reads_unset)
+                || (desire.achieved.iter().any(reads_attending)
+                    && agent.attends.iter().any(|(c, _)| reads_unset(c))) =>
+            {
+                Verdict::Unproved("the goal reads a parameter with no value".into())
+            }
+            (None, Some(g)) => {
+                let goal: Vec<bool> = g
+                    .states
+                    .iter()
+                    .map(|s| {
+                        let att = attention(&s.beliefs);
+                        desire
+                            .achieved
+                            .iter()
+                            .any(|c| holds(c, &env, &s.beliefs, att))
+                    })
+                    .collect();
+                let (fails, len) = avoids(g, &[0], &|i| !goal[i]);
+                if fails {
+                    Verdict::Refuted(len)
+                } else {
+                    Verdict::Proved
+                }
+            }
+            _ => unreachable!(),
+        };
+        out.theorems.push(Theorem {
+            name: format!("{}_live_{}", binding.name, desire.name),
+            kind: Kind::Live,
+            verdict,
+            atom_reachable: false,
+        });
+        for cond in &desire.impossible {
+            let Some((f, vals)) = constant_atom(cond, &env) else {
+                continue;
+            };
+            let atom = (None, f, vals);
+            let mut reachable = false;
+            let verdict = match (&why, &g) {
+                (Some(w), _) => Verdict::Unproved(w.clone()),
+                (None, Some(g)) => {
+                    let starts: Vec<State> = g
+                        .states
+                        .iter()
+                        .filter(|s| s.beliefs.contains(&atom))
+                        .map(|s| mc.abort_scene(s).0)
+                        .collect();
+                    reachable = !starts.is_empty();
+                    let h = explore(&mut mc, starts, max_states);
+                    if h.too_big {
+                        Verdict::Unproved(format!("too big: more than {max_states} states"))
+                    } else {
+                        let all: Vec<u32> = (0..h.states.len() as u32).collect();
+                        let (fails, _) = avoids(&h, &all, &|i| h.states[i].term != T::Done);
+                        if fails {
+                            Verdict::Refuted(None)
+                        } else {
+                            Verdict::Proved
+                        }
+                    }
+                }
+                _ => unreachable!(),
+            };
+            out.theorems.push(Theorem {
+                name: format!("{}_released_{}", binding.name, desire.name),
+                kind: Kind::Released,
+                verdict,
+                atom_reachable: reachable,
+            });
+        }
+    }
+    for &p in &plans {
+        for n in 1..=m.plans[p as usize].tells {
+            let verdict = match (&why, &g) {
+                (Some(w), _) => Verdict::Unproved(w.clone()),
+                (None, Some(g)) => {
+                    if g.infeasible.contains(&(p, n)) {
+                        Verdict::Refuted(None)
+                    } else {
+                        Verdict::Proved
+                    }
+                }
+                _ => unreachable!(),
+            };
+            out.theorems.push(Theorem {
+                name: format!("{}_tell_feasible_{n}", m.plans[p as usize].name),
+                kind: Kind::Tell,
+                verdict,
+                atom_reachable: false,
+            });
+        }
+    }
+    out
+}
