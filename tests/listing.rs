@@ -49,9 +49,8 @@ fn lower(paths: &[String], params: &[&str]) -> Result<Ir, String> {
 fn round_trip_all(what: &str, ir: &Ir) -> Vec<String> {
     let mut failures = Vec::new();
     for n in 0..ir.networks.len() {
-        let b = body(ir, n);
-        if let Err(e) = roundtrip::round_trip(what, &b) {
-            let text = listing::listing(what, &b);
+        if let Err(e) = roundtrip::round_trip_network(ir, n) {
+            let text = listing::listing(what, &body(ir, n));
             failures.push(format!("{what} network {n}: {e}\n{text}"));
         }
     }
