@@ -754,13 +754,21 @@ fn junit_suites(
     suites
 }
 
-/// Each certificate as a listing to read (`hilbert_frontend::listing`).
+/// Each certificate as a listing to read, its IR written as Hilbert source with its round trip
+/// checked (`hilbert_frontend::listing::roundtrip::checked_listing`); every line that is not
+/// source is a comment, an undecodable certificate's too.
 fn listing(certs: &[(String, Vec<u8>)]) -> String {
+    use hilbert_frontend::listing;
     let mut text = String::new();
     for (path, bytes) in certs {
         match cert::decode(bytes) {
-            Ok(body) => text.push_str(&hilbert_frontend::listing::listing(path, &body)),
-            Err(e) => text.push_str(&format!("{path}: invalid certificate: {e}\n")),
+            Ok(body) => text.push_str(&listing::roundtrip::checked_listing(path, &body)),
+            Err(e) => text.push_str(&format!(
+                "{}certificate{}\n-- {}: invalid certificate: {e}\n",
+                listing::SECTION_MARK,
+                listing::MARK_END,
+                path.escape_debug()
+            )),
         }
         text.push('\n');
     }

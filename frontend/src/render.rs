@@ -277,7 +277,7 @@ pub fn display_path(path: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// Control characters and bidirectional overrides, which would rewrite a terminal's display.
-fn is_unsafe(c: char) -> bool {
+pub(crate) fn is_unsafe(c: char) -> bool {
     c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 

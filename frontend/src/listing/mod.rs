@@ -1,68 +1,80 @@
-//! A certificate as an auditor reads it: a plain-text listing of its header, its sources, the IR
-//! the kernel trusted (every agent and every network, with conditions and plan code printed close
-//! to the `.ha`/`.hk`/`.hb` syntax of `docs/language.md`, ASCII spellings) and a summary of its
-//! states and witnesses.
+//! A certificate as an auditor reads it: a plain-text listing of its header and sources, the IR
+//! the kernel trusted written as Hilbert source (`source.rs`: the agents as a `.ha` file, their
+//! values as a `.hb` file, each network's plans as `.hk` files, in the grammar of
+//! `docs/language.md` with ASCII spellings), and a summary of its states and witnesses. Every
+//! line that is not source is a `--` comment: the header, the states and the witnesses are
+//! sections of comments (`-- === states ===`), and each source file begins with
+//! `-- === file NAME ===`.
 //!
 //! The kernel proves claims about the IR inside a certificate, not about the sources; a person
 //! checks that the IR means what the sources say (`docs/certificates.md`, "What the kernel
-//! trusts"). The listing is for that comparison: plan code is an indented process tree whose
-//! lines carry the node ids (`-- n12`) that refusals and ranking features name.
+//! trusts"). The listing is for that comparison, in the language itself: plan code is one
+//! process per line, each carrying the node id (`-- n12`) that refusals and ranking features
+//! name. And it is the IR, not a paraphrase of it: `roundtrip.rs` lowers the listing's source
+//! again and requires the certificate's IR byte for byte (`hilbert verify --dump` says so).
 //!
 //! **Invariant:** a certificate is hostile input. The listing never panics: an index that points
-//! nowhere prints as `<node 99?>` (or `<belief 3?>`, `<plan 2?>`, …); node trees stop at
-//! [`MAX_DEPTH`] levels and print each node at most once per plan, so a cyclic arena terminates;
-//! expressions and conditions stop at a nesting bound; names and strings are escaped
-//! (`escape_debug`); and the whole listing stops at [`MAX_BYTES`] with a final
-//! `… (listing truncated)` line.
+//! nowhere prints as `<node 99?>` (or `<belief 3?>`, `<plan 2?>`, …), which is not source;
+//! node trees stop at [`MAX_DEPTH`] levels and print each node at most once per plan, so a
+//! cyclic arena terminates; expressions and conditions stop at a nesting bound; names are
+//! escaped (`escape_debug`) and strings keep no character that would rewrite a terminal; and the
+//! whole listing stops at [`MAX_BYTES`] with a final `… (listing truncated)` line.
 
 use hilbert_certificates::cert::{
     self, AfterRec, Body, FaultRec, Feature, StateTable, TermNode, Witness,
 };
 use hilbert_certificates::ir::{
-    Agent, Arg, ArithOp, AtomExpr, BeliefId, Binding, Command, CompareOp, Cond, CondTerm, Expr, Ir,
-    Literal, Network, Node, NodeId, Pattern, PatternArg, PlanCode, PlanId, PolicyIr, Slot, Target,
-    Type, Value, ValueOp, ValueProgram,
+    Agent, ArithOp, BeliefId, CompareOp, Expr, Ir, Literal, Network, NodeId, PlanId, Type, Value,
 };
-use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
+
+pub mod roundtrip;
+mod source;
+
+pub use source::{FILE_MARK, MARK_END, SECTION_MARK};
+
+/// The header line that names the certificate's file.
+pub const HEADER_PATH: &str = "certificate ";
+/// The header line that names the certificate's network: `network     0: Operator.Work`.
+pub const HEADER_NETWORK: &str = "network     ";
+/// A header line giving an agent parameter's value as `--param` takes it:
+/// `-- param Counter.target=3`.
+pub const HEADER_PARAM: &str = "param ";
 
 /// The most bytes a listing holds before it stops with `… (listing truncated)`.
 pub const MAX_BYTES: usize = 4 << 20;
-/// How deeply a process tree is printed; deeper nodes print as `…`.
-pub const MAX_DEPTH: usize = 64;
+/// How deeply a process tree is printed; deeper nodes print as `…`. Sources nest at most 200
+/// levels (`syntax::parser::MAX_DEPTH`), so every honest tree is printed whole.
+pub const MAX_DEPTH: usize = 256;
 /// How deeply an expression, a condition or a type is printed; deeper parts print as `…`.
 const MAX_NESTING: usize = 300;
 /// The column the node-id comments start at.
 const COMMENT_COLUMN: usize = 52;
 /// The most characters of one name or string printed.
 const MAX_NAME: usize = 1000;
-/// The most instructions of a value program printed as a formula.
-const MAX_VALUE_OPS: usize = 1000;
 /// The most items of a short list (ids in a comment, children of a state's term, …).
 const SHORT: usize = 16;
 
-/// A certificate as an auditor reads it: a plain-text listing of its sources, its IR and a summary of its states and witnesses.
+/// A certificate as an auditor reads it: its header and sources, the IR the kernel trusted
+/// written as Hilbert source (one file after each `-- === file NAME ===` line, the annotations
+/// `--` comments), and a summary of its states and witnesses, every line of which but the
+/// source's is a comment. [`roundtrip::relower`] lowers the source again.
 pub fn listing(path: &str, body: &hilbert_certificates::cert::Body) -> String {
     let mut out = Out::default();
+    out.raw_line(&format!("{SECTION_MARK}certificate{MARK_END}"));
+    out.comment = true;
     header(&mut out, path, body);
     sources(&mut out, body);
-    for (i, agent) in body.ir.agents.iter().enumerate() {
-        if out.full() {
-            break;
-        }
-        out.blank();
-        agent_listing(&mut out, &body.ir, i, agent);
-    }
-    for (i, net) in body.ir.networks.iter().enumerate() {
-        if out.full() {
-            break;
-        }
-        out.blank();
-        network_listing(&mut out, &body.ir, i, net, i == body.network as usize);
-    }
+    out.comment = false;
+    source::ir_source(&mut out, &body.ir, body.network);
     out.blank();
+    out.raw_line(&format!("{SECTION_MARK}states{MARK_END}"));
+    out.comment = true;
     states(&mut out, body);
+    out.comment = false;
     out.blank();
+    out.raw_line(&format!("{SECTION_MARK}witnesses{MARK_END}"));
+    out.comment = true;
     witnesses(&mut out, body);
     out.finish()
 }
@@ -74,6 +86,8 @@ pub fn listing(path: &str, body: &hilbert_certificates::cert::Body) -> String {
 struct Out {
     text: String,
     truncated: bool,
+    /// Whether every line is written as a comment (`-- ` first).
+    comment: bool,
 }
 
 impl Out {
@@ -96,7 +110,8 @@ impl Out {
         if self.truncated {
             return;
         }
-        let mut l = "  ".repeat(indent);
+        let mut l = String::from(if self.comment { "-- " } else { "" });
+        l.push_str(&"  ".repeat(indent));
         l.push_str(text);
         if !comment.is_empty() {
             let width = l.chars().count();
@@ -107,6 +122,12 @@ impl Out {
         }
         l.push('\n');
         self.push(&l);
+    }
+
+    /// A line as it is, neither indented nor commented.
+    fn raw_line(&mut self, text: &str) {
+        self.push(text);
+        self.push("\n");
     }
 
     fn push(&mut self, s: &str) {
@@ -190,10 +211,6 @@ fn literal_text(l: &Literal) -> String {
     }
 }
 
-fn literals_text(ls: &[Literal]) -> String {
-    short_list(ls.iter().map(literal_text), ", ")
-}
-
 fn agent_name(ir: &Ir, agent: u32) -> String {
     ir.agents
         .get(agent as usize)
@@ -232,22 +249,6 @@ fn network_title(ir: &Ir, net: &Network) -> String {
     format!("{}.{}", agent_name(ir, net.agent.0), esc(&net.binding))
 }
 
-/// `Line.Produce(3)`, how a `.ha` binding names the root plan of a network.
-fn network_target(ir: &Ir, n: u32) -> String {
-    let Some(net) = ir.networks.get(n as usize) else {
-        return format!("<network {n}?>");
-    };
-    let (file, name) = net.plans.get(net.root.0 as usize).map_or_else(
-        || (String::from("?"), format!("<plan {}?>", net.root.0)),
-        |p| (esc(&p.file), esc(&p.name)),
-    );
-    if net.root_args.is_empty() {
-        format!("{file}.{name}")
-    } else {
-        format!("{file}.{name}({})", literals_text(&net.root_args))
-    }
-}
-
 fn arith_symbol(op: ArithOp) -> (&'static str, u8) {
     match op {
         ArithOp::Add => ("+", 5),
@@ -256,12 +257,6 @@ fn arith_symbol(op: ArithOp) -> (&'static str, u8) {
         ArithOp::Div => ("/", 6),
         ArithOp::Rem => ("%", 6),
     }
-}
-
-/// The precedence of a chain: that of its last operator, the root of the tree it stands for
-/// (a chain of no operators is its operand, which [`chain_text`] writes at the chain's place).
-fn chain_prec<T>(rest: &[(ArithOp, T)]) -> u8 {
-    rest.last().map_or(ATOM, |(op, _)| arith_symbol(*op).1)
 }
 
 /// Writes the chain `first op₁ b₁ op₂ b₂ …` as the left-leaning tree it stands for, in one pass
@@ -317,17 +312,10 @@ const CMP: u8 = 4;
 const NEG: u8 = 7;
 const ATOM: u8 = 8;
 
-fn literal_prec(l: &Literal) -> u8 {
-    match l {
-        Literal::Int(n) if *n < 0 => NEG,
-        _ => ATOM,
-    }
-}
-
 // ------------------------------------------------------------------ header and sources
 
 fn header(out: &mut Out, path: &str, body: &Body) {
-    out.line(0, &format!("certificate {}", esc(path)));
+    out.line(0, &format!("{HEADER_PATH}{}", esc(path)));
     out.line(1, &format!("tool        {}", esc(&body.tool)));
     let actual = cert::sha256(&cert::ir_bytes(&body.ir));
     let check = if actual == body.ir_sha256 {
@@ -347,10 +335,30 @@ fn header(out: &mut Out, path: &str, body: &Body) {
         Some(net) => network_title(&body.ir, net),
         None => String::from("<no such network?>"),
     };
-    out.line(1, &format!("network     {}: {about}", body.network));
+    out.line(1, &format!("{HEADER_NETWORK}{}: {about}", body.network));
+    // The parameter values the IR was lowered with, as `--param` takes them.
+    for a in &body.ir.agents {
+        for ((name, _), value) in a.params.iter().zip(&a.args) {
+            if let Some(v) = value {
+                out.line(
+                    0,
+                    &format!(
+                        "{HEADER_PARAM}{}.{}={}",
+                        esc(&a.name),
+                        esc(name),
+                        source::param_value(v)
+                    ),
+                );
+            }
+        }
+    }
     out.line(
         1,
-        "legend      `-- nK` is node K of the network's arena; condition variables are v0, v1, … in order of first appearance",
+        "legend      the files below are the IR as Hilbert source (lowered with the `param` values above, if any);",
+    );
+    out.line(
+        1,
+        "            `-- nK` is node K of the network's arena; condition variables are v0, v1, … by index",
     );
     out.blank();
     out.line(0, &format!("sources ({})", body.sources.len()));
@@ -371,190 +379,7 @@ fn sources(out: &mut Out, body: &Body) {
     }
 }
 
-// ------------------------------------------------------------------ agents
-
-fn agent_listing(out: &mut Out, ir: &Ir, index: usize, a: &Agent) {
-    let params = short_list(
-        a.params.iter().enumerate().map(|(i, (n, t))| {
-            // With the value the IR was lowered with, if any (a rule reading a parameter with
-            // none shows `param NAME`).
-            match a.args.get(i) {
-                Some(Some(v)) => format!("{}: {} = {}", esc(n), type_text(t), literal_text(v)),
-                _ => format!("{}: {}", esc(n), type_text(t)),
-            }
-        }),
-        ", ",
-    );
-    let cx = CondCx {
-        ir,
-        agent: index as u32,
-    };
-    let title = if a.params.is_empty() {
-        format!("agent {}", esc(&a.name))
-    } else {
-        format!("agent {}({params})", esc(&a.name))
-    };
-    out.commented(0, &title, &format!("agent {index}"));
-    for (i, b) in a.beliefs.iter().enumerate() {
-        if out.full() {
-            return;
-        }
-        let text = if b.fields.is_empty() {
-            format!("belief {}", esc(&b.name))
-        } else {
-            let fields = short_list(
-                b.fields
-                    .iter()
-                    .map(|(n, t)| format!("{}: {}", esc(n), type_text(t))),
-                ", ",
-            );
-            format!("belief {}({fields})", esc(&b.name))
-        };
-        out.commented(1, &text, &format!("b{i}"));
-    }
-    for (i, d) in a.desires.iter().enumerate() {
-        if out.full() {
-            return;
-        }
-        let name = esc(&d.name);
-        let priority = if d.priority == 0 {
-            String::new()
-        } else {
-            format!(" priority {}", d.priority)
-        };
-        let reach = short_list(d.reachable_by.iter().map(|&p| binding_name(a, p)), ", ");
-        let used = if d.params_used.is_empty() {
-            String::from("none")
-        } else {
-            short_list(d.params_used.iter().map(|p| esc(p)), ", ")
-        };
-        out.commented(
-            1,
-            &format!("desire {name}{priority} reachable by [{reach}]"),
-            &format!("d{i}, params used: {used}"),
-        );
-        if d.achieved.is_empty() {
-            out.line(2, &format!("(no achieved rule: {name} is never achieved)"));
-        }
-        for c in &d.achieved {
-            if out.full() {
-                return;
-            }
-            out.line(2, &format!("achieved {name} when {}", cx.cond_text(c)));
-        }
-        for (c, because) in &d.impossible {
-            if out.full() {
-                return;
-            }
-            out.line(
-                2,
-                &format!(
-                    "impossible {name} when {} because \"{}\"",
-                    cx.cond_text(c),
-                    esc(because)
-                ),
-            );
-        }
-    }
-    out.line(1, &format!("commit {}", a.commit.keyword()));
-    for (i, att) in a.attentions.iter().enumerate() {
-        if out.full() {
-            return;
-        }
-        let initially = if i == 0 { " initially" } else { "" };
-        out.commented(
-            1,
-            &format!("attention {}{initially}", esc(att)),
-            &format!("attention {i}"),
-        );
-    }
-    for (i, b) in a.plans.iter().enumerate() {
-        if out.full() {
-            return;
-        }
-        let (target, comment) = binding_target(ir, b);
-        out.commented(
-            1,
-            &format!("plan {} => {target}", esc(&b.name)),
-            &format!("binding {i}{comment}"),
-        );
-    }
-    for r in &a.intends {
-        if out.full() {
-            return;
-        }
-        let desire = a
-            .desires
-            .get(r.desire as usize)
-            .map_or_else(|| format!("<desire {}?>", r.desire), |d| esc(&d.name));
-        out.line(
-            1,
-            &format!(
-                "intend {} for {desire} when {}",
-                binding_name(a, r.plan),
-                cx.cond_text(&r.cond)
-            ),
-        );
-    }
-    for (c, att) in &a.attends {
-        if out.full() {
-            return;
-        }
-        let att = a
-            .attentions
-            .get(*att as usize)
-            .map_or_else(|| format!("<attention {att}?>"), |s| esc(s));
-        out.line(1, &format!("when {} attend {att}", cx.cond_text(c)));
-    }
-    for r in &a.rewards {
-        if out.full() {
-            return;
-        }
-        out.line(
-            1,
-            &format!(
-                "reward {} {} when {}",
-                binding_name(a, r.plan),
-                if r.positive { "positive" } else { "negative" },
-                cx.cond_text(&r.cond)
-            ),
-        );
-    }
-    values_block(out, 1, a);
-}
-
-/// An agent's compiled `.hb` block: each option's value formula (names and `.ha` values
-/// inlined) and the policy, indented by `indent` levels.
-fn values_block(out: &mut Out, indent: usize, a: &Agent) {
-    match &a.values {
-        None => out.line(indent, "values: none (no .hb block)"),
-        Some(v) => {
-            out.line(indent, &format!("values {} {{", esc(&a.name)));
-            for (binding, program) in &v.options {
-                if out.full() {
-                    return;
-                }
-                out.line(
-                    indent + 1,
-                    &format!(
-                        "option {} := {}",
-                        binding_name(a, *binding),
-                        value_text(a, program)
-                    ),
-                );
-            }
-            let f = |bits: u64| format!("{:?}", f64::from_bits(bits));
-            let policy = match v.policy {
-                PolicyIr::Greedy => String::from("greedy"),
-                PolicyIr::EpsilonGreedy(e) => format!("epsilon_greedy(epsilon = {})", f(e)),
-                PolicyIr::Softmax(t) => format!("softmax(temperature = {})", f(t)),
-                PolicyIr::Ucb(c) => format!("ucb(c = {})", f(c)),
-            };
-            out.line(indent + 1, &format!("policy {policy}"));
-            out.line(indent, "}");
-        }
-    }
-}
+// ------------------------------------------------------------------ the IR as source
 
 /// What `hilbert build --emit-values` writes for an agent: its compiled `.hb` block, as the
 /// runtime evaluates it (`docs/cli.md`).
@@ -567,773 +392,15 @@ pub fn values_listing(a: &Agent) -> String {
             esc(&a.name)
         ),
     );
-    values_block(&mut out, 0, a);
+    source::values_block(&mut out, 0, a);
     out.text
 }
 
-fn binding_name(a: &Agent, b: u32) -> String {
-    a.plans
-        .get(b as usize)
-        .map_or_else(|| format!("<binding {b}?>"), |p| esc(&p.name))
-}
-
-/// What a binding runs, as the `.ha` writes it, and a comment.
-fn binding_target(ir: &Ir, b: &Binding) -> (String, String) {
-    match (&b.network, &b.host) {
-        (Some(n), None) => (network_target(ir, *n), format!(", network {n}")),
-        (None, Some(h)) => (format!("host.{}", esc(h)), String::new()),
-        (None, None) => (String::from("<nothing?>"), String::new()),
-        (Some(n), Some(h)) => (
-            network_target(ir, *n),
-            format!(", network {n}, and also host.{}?", esc(h)),
-        ),
-    }
-}
-
-/// A value program (postfix) as an infix formula.
-fn value_text(a: &Agent, p: &ValueProgram) -> String {
-    if p.ops.len() > MAX_VALUE_OPS {
-        return format!("<a program of {} instructions, not shown>", p.ops.len());
-    }
-    let mut stack: Vec<(String, u8)> = Vec::new();
-    let mut malformed = false;
-    let mut pop = |stack: &mut Vec<(String, u8)>| {
-        stack.pop().unwrap_or_else(|| {
-            malformed = true;
-            (String::from("<empty stack?>"), ATOM)
-        })
-    };
-    for op in &p.ops {
-        match op {
-            ValueOp::Const(bits) => {
-                let x = f64::from_bits(*bits);
-                let prec = if x.is_sign_negative() { NEG } else { ATOM };
-                stack.push((format!("{x:?}"), prec));
-            }
-            ValueOp::Feature { belief, field } => {
-                let b = a.beliefs.get(belief.0 as usize);
-                let bn = b.map_or_else(|| format!("<belief {}?>", belief.0), |b| esc(&b.name));
-                let fname = b
-                    .and_then(|b| b.fields.get(*field as usize))
-                    .map_or_else(|| format!("<field {field}?>"), |(n, _)| esc(n));
-                stack.push((format!("{bn}.{fname}"), ATOM));
-            }
-            ValueOp::Learned(b) => stack.push((format!("learned({})", binding_name(a, *b)), ATOM)),
-            ValueOp::Neg => {
-                let (x, px) = pop(&mut stack);
-                let x = if px < ATOM { format!("({x})") } else { x };
-                stack.push((format!("-{x}"), NEG));
-            }
-            ValueOp::Add | ValueOp::Sub | ValueOp::Mul | ValueOp::Div | ValueOp::Rem => {
-                let (b, pb) = pop(&mut stack);
-                let (mut x, px) = pop(&mut stack);
-                let (sym, prec) = match op {
-                    ValueOp::Add => ("+", 5),
-                    ValueOp::Sub => ("-", 5),
-                    ValueOp::Mul => ("*", 6),
-                    ValueOp::Rem => ("%", 6),
-                    _ => ("/", 6),
-                };
-                if px < prec {
-                    x.insert(0, '(');
-                    x.push(')');
-                }
-                // Appended in place: a long chain `a + b + …` is written in linear time.
-                if pb <= prec {
-                    let _ = write!(x, " {sym} ({b})");
-                } else {
-                    let _ = write!(x, " {sym} {b}");
-                }
-                stack.push((x, prec));
-            }
-        }
-    }
-    let left = stack.len();
-    let mut text = stack
-        .into_iter()
-        .map(|(s, _)| s)
-        .collect::<Vec<_>>()
-        .join(", ");
-    if left == 0 {
-        text = String::from("<empty program?>");
-    } else if left > 1 || malformed {
-        text.push_str(&format!("  <malformed program: {left} values left?>"));
-    }
-    text
-}
-
-// ------------------------------------------------------------------ conditions
-
-/// What a condition is printed against: the agent whose condition it is.
-struct CondCx<'a> {
-    ir: &'a Ir,
-    agent: u32,
-}
-
-impl CondCx<'_> {
-    fn cond_text(&self, c: &Cond) -> String {
-        let mut s = String::new();
-        self.cond(c, 0, 0, &mut s);
-        s
-    }
-
-    fn cond(&self, c: &Cond, min: u8, depth: usize, out: &mut String) {
-        if depth > MAX_NESTING || out.len() > MAX_BYTES {
-            out.push('…');
-            return;
-        }
-        if let Cond::And(v) | Cond::Or(v) = c
-            && v.len() == 1
-        {
-            return self.cond(&v[0], min, depth + 1, out);
-        }
-        let prec = match c {
-            Cond::Or(v) if !v.is_empty() => OR,
-            Cond::And(v) if !v.is_empty() => AND,
-            Cond::Not(_) => NOT,
-            Cond::Compare(..) => CMP,
-            _ => ATOM,
-        };
-        let paren = prec < min;
-        if paren {
-            out.push('(');
-        }
-        match c {
-            Cond::True => out.push_str("true"),
-            Cond::False => out.push_str("false"),
-            Cond::Believes(p) => {
-                out.push_str("B(self) ");
-                self.pattern(self.agent, p, out);
-            }
-            Cond::Told(j, p) => {
-                let _ = write!(out, "B({}) ", agent_name(self.ir, j.0));
-                self.pattern(j.0, p, out);
-            }
-            Cond::Attending(i) => {
-                let name = self
-                    .ir
-                    .agents
-                    .get(self.agent as usize)
-                    .and_then(|a| a.attentions.get(*i as usize))
-                    .map_or_else(|| format!("<attention {i}?>"), |s| esc(s));
-                let _ = write!(out, "attending {name}");
-            }
-            Cond::Compare(op, a, b) => {
-                self.term(a, CMP + 1, depth + 1, out);
-                let _ = write!(out, " {} ", compare_symbol(*op));
-                self.term(b, CMP + 1, depth + 1, out);
-            }
-            Cond::Not(inner) => {
-                out.push_str("not ");
-                self.cond(inner, NOT, depth + 1, out);
-            }
-            Cond::And(v) | Cond::Or(v) if v.is_empty() => {
-                out.push_str(if matches!(c, Cond::And(_)) {
-                    "and()"
-                } else {
-                    "or()"
-                });
-            }
-            Cond::And(v) | Cond::Or(v) => {
-                let (sep, inner) = if matches!(c, Cond::And(_)) {
-                    (" and ", AND + 1)
-                } else {
-                    (" or ", OR + 1)
-                };
-                for (i, part) in v.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(sep);
-                    }
-                    if out.len() > MAX_BYTES {
-                        out.push('…');
-                        break;
-                    }
-                    self.cond(part, inner, depth + 1, out);
-                }
-            }
-        }
-        if paren {
-            out.push(')');
-        }
-    }
-
-    fn pattern(&self, holder: u32, p: &Pattern, out: &mut String) {
-        out.push_str(&belief_name(self.ir, holder, p.belief));
-        out.push('(');
-        for (i, a) in p.args.iter().enumerate() {
-            if i > 0 {
-                out.push_str(", ");
-            }
-            match a {
-                PatternArg::Any => out.push('_'),
-                PatternArg::Literal(l) => out.push_str(&literal_text(l)),
-                PatternArg::Var(v) => {
-                    let _ = write!(out, "v{v}");
-                }
-                PatternArg::Param(i) => out.push_str(&self.param_text(*i)),
-            }
-        }
-        out.push(')');
-    }
-
-    /// An agent parameter with no value, by name: `param line` (or `<param 3?>`).
-    fn param_text(&self, i: u32) -> String {
-        match self
-            .ir
-            .agents
-            .get(self.agent as usize)
-            .and_then(|a| a.params.get(i as usize))
-        {
-            Some((name, _)) => format!("param {}", esc(name)),
-            None => format!("<param {i}?>"),
-        }
-    }
-
-    fn term(&self, t: &CondTerm, min: u8, depth: usize, out: &mut String) {
-        if depth > MAX_NESTING {
-            out.push('…');
-            return;
-        }
-        let prec = match t {
-            CondTerm::Literal(l) => literal_prec(l),
-            CondTerm::Var(_) | CondTerm::Param(_) => ATOM,
-            CondTerm::Arith(op, ..) => arith_symbol(*op).1,
-            CondTerm::Neg(_) => NEG,
-            CondTerm::Chain(_, rest) => chain_prec(rest),
-        };
-        let paren = prec < min;
-        if paren {
-            out.push('(');
-        }
-        match t {
-            CondTerm::Literal(l) => out.push_str(&literal_text(l)),
-            CondTerm::Var(v) => {
-                let _ = write!(out, "v{v}");
-            }
-            CondTerm::Param(i) => out.push_str(&self.param_text(*i)),
-            CondTerm::Arith(op, a, b) => {
-                let (sym, p) = arith_symbol(*op);
-                self.term(a, p, depth + 1, out);
-                let _ = write!(out, " {sym} ");
-                self.term(b, p + 1, depth + 1, out);
-            }
-            CondTerm::Neg(a) => {
-                out.push('-');
-                self.term(a, ATOM, depth + 1, out);
-            }
-            CondTerm::Chain(a, rest) => {
-                chain_text(&**a, rest, min, out, |x, min, out| {
-                    self.term(x, min, depth + 1, out)
-                });
-            }
-        }
-        if paren {
-            out.push(')');
-        }
-    }
-}
-
-// ------------------------------------------------------------------ networks
-
-fn network_listing(out: &mut Out, ir: &Ir, index: usize, net: &Network, this: bool) {
-    let mark = if this { "this certificate" } else { "" };
-    out.commented(
-        0,
-        &format!("network {index}: {}", network_title(ir, net)),
-        mark,
-    );
-    out.line(
-        1,
-        &format!(
-            "agent      {} (agent {})",
-            agent_name(ir, net.agent.0),
-            net.agent.0
-        ),
-    );
-    out.line(1, &format!("binding    {}", esc(&net.binding)));
-    out.line(
-        1,
-        &format!(
-            "root       {}({})  (plan {})",
-            plan_name(net, net.root),
-            literals_text(&net.root_args),
-            net.root.0
-        ),
-    );
-    out.line(1, &format!("instances  {}", net.instances.len()));
-    for (i, inst) in net.instances.iter().enumerate() {
-        if out.full() {
-            return;
-        }
-        let comment = match (inst.parent, inst.call) {
-            (None, None) => String::from("the root"),
-            (parent, call) => format!(
-                "inside {}, started by {}",
-                parent.map_or_else(
-                    || String::from("<no parent?>"),
-                    |p| if (p as usize) < net.instances.len() {
-                        format!("instance {p}")
-                    } else {
-                        format!("<instance {p}?>")
-                    }
-                ),
-                call.map_or_else(|| String::from("<no call?>"), |c| node_ref(net, c))
-            ),
-        };
-        out.commented(2, &format!("{i} {}", esc(&inst.name)), &comment);
-    }
-    // Which instances each call node starts.
-    let mut starts: HashMap<u32, Vec<u32>> = HashMap::new();
-    for (i, inst) in net.instances.iter().enumerate() {
-        if let Some(c) = inst.call {
-            starts.entry(c.0).or_default().push(i as u32);
-        }
-    }
-    let mut reached = vec![false; net.nodes.len()];
-    for (p, code) in net.plans.iter().enumerate() {
-        if out.full() {
-            return;
-        }
-        plan_listing(out, ir, net, p, code, &starts, &mut reached);
-    }
-    if out.full() {
-        return;
-    }
-    let unreached: Vec<usize> = (0..reached.len()).filter(|&i| !reached[i]).collect();
-    if unreached.is_empty() {
-        out.line(
-            1,
-            &format!("arena      {} nodes, each printed above", net.nodes.len()),
-        );
-    } else {
-        out.line(
-            1,
-            &format!(
-                "arena      {} nodes; {} not reached from any plan's body or handlers: {}",
-                net.nodes.len(),
-                unreached.len(),
-                short_list(unreached.iter().map(|i| format!("n{i}")), ", ")
-            ),
-        );
-    }
-}
-
-/// The slot names of a plan held by more than one slot.
-fn ambiguous_slots(code: &PlanCode) -> HashSet<&str> {
-    let mut seen: HashMap<&str, usize> = HashMap::new();
-    for n in &code.slot_names {
-        *seen.entry(n.as_str()).or_default() += 1;
-    }
-    seen.into_iter()
-        .filter(|&(_, k)| k > 1)
-        .map(|(n, _)| n)
-        .collect()
-}
-
 /// An expression of plan `plan`'s code as the listing writes it (slots by their names).
-pub fn expr_in_plan(ir: &Ir, net: &Network, plan: usize, e: &Expr) -> String {
-    let Some(code) = net.plans.get(plan) else {
-        return "?".into();
-    };
-    let starts = HashMap::new();
-    let mut reached = Vec::new();
-    let p = PlanPrinter {
-        ir,
-        net,
-        code,
-        ambiguous: ambiguous_slots(code),
-        starts: &starts,
-        visited: HashSet::new(),
-        reached: &mut reached,
-    };
-    p.expr_text(e)
-}
-
-fn plan_listing(
-    out: &mut Out,
-    ir: &Ir,
-    net: &Network,
-    index: usize,
-    code: &PlanCode,
-    starts: &HashMap<u32, Vec<u32>>,
-    reached: &mut [bool],
-) {
-    let mut p = PlanPrinter {
-        ir,
-        net,
-        code,
-        ambiguous: ambiguous_slots(code),
-        starts,
-        visited: HashSet::new(),
-        reached,
-    };
-    out.commented(
-        1,
-        &format!("plan {} (file {})", esc(&code.name), esc(&code.file)),
-        &format!("plan {index}"),
-    );
-    let params = if code.params.is_empty() {
-        String::from("none")
-    } else {
-        short_list(
-            code.params
-                .iter()
-                .enumerate()
-                .map(|(i, t)| format!("{}: {}", p.slot(Slot(i as u32)), type_text(t))),
-            ", ",
-        )
-    };
-    out.line(2, &format!("params     {params}"));
-    let channels = if code.channels.is_empty() {
-        String::from("none")
-    } else {
-        short_list(
-            code.channels
-                .iter()
-                .map(|(s, t)| format!("{}: chan {} (slot {})", p.slot(*s), type_text(t), s.0)),
-            ", ",
-        )
-    };
-    out.line(2, &format!("channels   {channels}"));
-    let names = short_list(
-        code.slot_names
-            .iter()
-            .enumerate()
-            .map(|(i, n)| format!("{i} {}", esc(n))),
-        ", ",
-    );
-    let mismatch = if code.slot_names.len() == code.slots as usize {
-        String::new()
-    } else {
-        format!(
-            "  <{} names for {} slots?>",
-            code.slot_names.len(),
-            code.slots
-        )
-    };
-    let names = if code.slot_names.is_empty() {
-        String::new()
-    } else {
-        format!(": {names}")
-    };
-    out.line(2, &format!("slots      {}{names}{mismatch}", code.slots));
-    let labels = if code.labels.is_empty() {
-        String::from("none")
-    } else {
-        short_list(
-            code.labels
-                .iter()
-                .enumerate()
-                .map(|(i, n)| format!("{i} {}", esc(n))),
-            ", ",
-        )
-    };
-    out.line(2, &format!("labels     {labels}"));
-    out.line(2, "body");
-    p.node(out, code.body, 3, 0);
-    for (name, handler) in [
-        ("on stop", code.on_stop),
-        ("on resume", code.on_resume),
-        ("on abort", code.on_abort),
-    ] {
-        if let Some(h) = handler {
-            out.line(2, name);
-            p.node(out, h, 3, 0);
-        }
-    }
-}
-
-/// Prints one plan's code.
-struct PlanPrinter<'a, 'r> {
-    ir: &'a Ir,
-    net: &'a Network,
-    code: &'a PlanCode,
-    /// Slot names held by more than one slot: printed with their slot (`n#3`).
-    ambiguous: HashSet<&'a str>,
-    starts: &'a HashMap<u32, Vec<u32>>,
-    /// The nodes printed in this plan.
-    visited: HashSet<u32>,
-    /// The nodes printed in any plan of the network.
-    reached: &'r mut [bool],
-}
-
-impl PlanPrinter<'_, '_> {
-    fn slot(&self, s: Slot) -> String {
-        if s.0 >= self.code.slots {
-            return format!("<slot {}?>", s.0);
-        }
-        match self.code.slot_names.get(s.0 as usize) {
-            Some(n) if n.is_empty() => format!("slot{}", s.0),
-            Some(n) if self.ambiguous.contains(n.as_str()) => format!("{}#{}", esc(n), s.0),
-            Some(n) => esc(n),
-            None => format!("slot{}", s.0),
-        }
-    }
-
-    fn expr_text(&self, e: &Expr) -> String {
-        let mut s = String::new();
-        self.expr(e, 0, 0, &mut s);
-        s
-    }
-
-    fn expr(&self, e: &Expr, min: u8, depth: usize, out: &mut String) {
-        if depth > MAX_NESTING {
-            out.push('…');
-            return;
-        }
-        let prec = match e {
-            Expr::Literal(l) => literal_prec(l),
-            Expr::Slot(_) => ATOM,
-            Expr::Neg(_) => NEG,
-            Expr::Not(_) => NOT,
-            Expr::Arith(op, ..) => arith_symbol(*op).1,
-            Expr::Compare(..) => CMP,
-            Expr::And(..) => AND,
-            Expr::Or(..) => OR,
-            Expr::Chain(_, rest) => chain_prec(rest),
-        };
-        let paren = prec < min;
-        if paren {
-            out.push('(');
-        }
-        match e {
-            Expr::Literal(l) => out.push_str(&literal_text(l)),
-            Expr::Slot(s) => out.push_str(&self.slot(*s)),
-            Expr::Neg(a) => {
-                out.push('-');
-                self.expr(a, ATOM, depth + 1, out);
-            }
-            Expr::Not(a) => {
-                out.push_str("not ");
-                self.expr(a, NOT, depth + 1, out);
-            }
-            Expr::Arith(op, a, b) => {
-                let (sym, p) = arith_symbol(*op);
-                self.binary(a, sym, b, (p, p + 1), depth, out);
-            }
-            Expr::Compare(op, a, b) => {
-                self.binary(a, compare_symbol(*op), b, (CMP + 1, CMP + 1), depth, out);
-            }
-            Expr::And(a, b) => self.binary(a, "and", b, (AND, AND + 1), depth, out),
-            Expr::Or(a, b) => self.binary(a, "or", b, (OR, OR + 1), depth, out),
-            Expr::Chain(a, rest) => {
-                chain_text(&**a, rest, min, out, |x, min, out| {
-                    self.expr(x, min, depth + 1, out)
-                });
-            }
-        }
-        if paren {
-            out.push(')');
-        }
-    }
-
-    fn binary(
-        &self,
-        a: &Expr,
-        sym: &str,
-        b: &Expr,
-        (left, right): (u8, u8),
-        depth: usize,
-        out: &mut String,
-    ) {
-        self.expr(a, left, depth + 1, out);
-        let _ = write!(out, " {sym} ");
-        self.expr(b, right, depth + 1, out);
-    }
-
-    fn atom(&self, holder: u32, a: &AtomExpr) -> String {
-        let args = short_list(a.args.iter().map(|e| self.expr_text(e)), ", ");
-        format!("{}({args})", belief_name(self.ir, holder, a.belief))
-    }
-
-    fn label(&self, l: u32) -> String {
-        self.code
-            .labels
-            .get(l as usize)
-            .map_or_else(|| format!("<label {l}?>"), |s| esc(s))
-    }
-
-    /// Prints node `id` and what it contains, at `indent` levels, `depth` nodes deep.
-    fn node(&mut self, out: &mut Out, id: NodeId, indent: usize, depth: usize) {
-        if out.full() {
-            return;
-        }
-        let tag = format!("n{}", id.0);
-        let Some(node) = self.net.nodes.get(id.0 as usize) else {
-            out.line(indent, &format!("<node {}?>", id.0));
-            return;
-        };
-        if depth >= MAX_DEPTH {
-            out.commented(
-                indent,
-                "…",
-                &format!("{tag} and below: deeper than {MAX_DEPTH} levels, not shown"),
-            );
-            return;
-        }
-        if !self.visited.insert(id.0) {
-            out.commented(
-                indent,
-                &format!("<{tag} again?>"),
-                &format!("{tag} was printed above in this plan"),
-            );
-            return;
-        }
-        self.reached[id.0 as usize] = true;
-        let holder = self.net.agent.0;
-        match node {
-            Node::Skip => out.commented(indent, "SKIP", &tag),
-            Node::Stop => out.commented(indent, "STOP", &tag),
-            Node::Send { chan, value } => out.commented(
-                indent,
-                &format!("{} -> {}", self.expr_text(value), self.slot(*chan)),
-                &tag,
-            ),
-            Node::Recv { chan, var } => out.commented(
-                indent,
-                &format!("{} <- {}", self.slot(*var), self.slot(*chan)),
-                &tag,
-            ),
-            Node::Believe(a) => {
-                out.commented(indent, &format!("believe {}", self.atom(holder, a)), &tag);
-            }
-            Node::Forget(a) => {
-                out.commented(indent, &format!("forget {}", self.atom(holder, a)), &tag);
-            }
-            Node::Tell {
-                agent,
-                atom,
-                own,
-                index,
-            } => {
-                let own =
-                    own.map_or_else(|| String::from("none"), |b| belief_name(self.ir, holder, b));
-                out.commented(
-                    indent,
-                    &format!(
-                        "tell {} {}",
-                        agent_name(self.ir, agent.0),
-                        self.atom(agent.0, atom)
-                    ),
-                    &format!("{tag}, tell {index}, own belief {own}"),
-                );
-            }
-            Node::Command { command, target } => {
-                let c = match command {
-                    Command::Stop => "stop",
-                    Command::Resume => "resume",
-                    Command::Abort => "abort",
-                    Command::Restart => "restart",
-                };
-                let t = match target {
-                    Target::Label(l) => self.label(l.0),
-                    Target::SelfInstance => String::from("self"),
-                };
-                out.commented(indent, &format!("{c} {t}"), &tag);
-            }
-            Node::Call { plan, args, tail } => {
-                let args = short_list(
-                    args.iter().map(|a| match a {
-                        Arg::Value(e) => self.expr_text(e),
-                        Arg::Chan(s) => self.slot(*s),
-                    }),
-                    ", ",
-                );
-                let comment = if *tail {
-                    format!("{tag}, tail call")
-                } else {
-                    match self.starts.get(&id.0) {
-                        Some(insts) => format!(
-                            "{tag}, starts instance {}",
-                            short_list(insts.iter().map(|i| i.to_string()), ", ")
-                        ),
-                        None => format!("{tag}, starts no listed instance"),
-                    }
-                };
-                out.commented(
-                    indent,
-                    &format!("{}({args})", plan_name(self.net, *plan)),
-                    &comment,
-                );
-            }
-            Node::Seq(a, b) => {
-                let (items, seqs) = self.flatten(id, *a, *b);
-                out.commented(
-                    indent,
-                    ";",
-                    &short_list(seqs.iter().map(|s| format!("n{s}")), ", "),
-                );
-                for item in items {
-                    self.node(out, item, indent + 1, depth + 1);
-                }
-            }
-            Node::Par(cs) | Node::Choice(cs) => {
-                let op = if matches!(node, Node::Par(_)) {
-                    "||"
-                } else {
-                    "[]"
-                };
-                out.commented(indent, op, &tag);
-                for c in cs {
-                    if out.full() {
-                        return;
-                    }
-                    self.node(out, *c, indent + 1, depth + 1);
-                }
-            }
-            Node::Interrupt(a, b) => {
-                out.commented(indent, "/\\", &tag);
-                self.node(out, *a, indent + 1, depth + 1);
-                self.node(out, *b, indent + 1, depth + 1);
-            }
-            Node::Label(l, b) => {
-                out.commented(indent, &format!("{} :", self.label(l.0)), &tag);
-                self.node(out, *b, indent + 1, depth + 1);
-            }
-            Node::Match {
-                scrutinee,
-                arms,
-                other,
-            } => {
-                out.commented(
-                    indent,
-                    &format!("match {}", self.expr_text(scrutinee)),
-                    &tag,
-                );
-                for (lit, n) in arms {
-                    if out.full() {
-                        return;
-                    }
-                    out.line(indent + 1, &format!("when {} =>", literal_text(lit)));
-                    self.node(out, *n, indent + 2, depth + 1);
-                }
-                if let Some(n) = other {
-                    out.line(indent + 1, "other =>");
-                    self.node(out, *n, indent + 2, depth + 1);
-                }
-            }
-        }
-    }
-
-    /// The parts of the sequence `first ; …` rooted at Seq node `id` (already visited), with
-    /// nested sequences flattened, and the Seq nodes it consists of.
-    fn flatten(&mut self, id: NodeId, a: NodeId, b: NodeId) -> (Vec<NodeId>, Vec<u32>) {
-        let mut items = Vec::new();
-        let mut seqs = vec![id.0];
-        let mut stack = vec![b, a];
-        while let Some(n) = stack.pop() {
-            match self.net.nodes.get(n.0 as usize) {
-                Some(Node::Seq(x, y)) if !self.visited.contains(&n.0) => {
-                    self.visited.insert(n.0);
-                    self.reached[n.0 as usize] = true;
-                    seqs.push(n.0);
-                    stack.push(*y);
-                    stack.push(*x);
-                }
-                _ => items.push(n),
-            }
-        }
-        (items, seqs)
+pub fn expr_in_plan(_ir: &Ir, net: &Network, plan: usize, e: &Expr) -> String {
+    match net.plans.get(plan) {
+        Some(code) => source::expr_text(code, e),
+        None => "?".into(),
     }
 }
 
@@ -1643,7 +710,9 @@ mod tests {
     use super::*;
     use hilbert_certificates::cert::{AtomRec, RankExpr, SourceDigest};
     use hilbert_certificates::ir::{
-        AgentId, Belief, Desire, Instance, Intend, LabelId, Reward, Values,
+        AgentId, Arg, AtomExpr, Belief, Binding, Command, Cond, CondTerm, Desire, Instance, Intend,
+        LabelId, Node, Pattern, PatternArg, PlanCode, PolicyIr, Reward, Slot, Target, ValueOp,
+        ValueProgram, Values,
     };
 
     fn made(arg: PatternArg) -> Cond {
@@ -1771,7 +840,8 @@ mod tests {
     /// column (or no comment when `comment` is empty).
     fn has_line(listing: &str, text: &str, comment: &str) -> bool {
         listing.lines().any(|l| {
-            let l = l.trim_start();
+            // A comment section's line is read as what it comments.
+            let l = l.strip_prefix("-- ").unwrap_or(l).trim_start();
             match l.split_once("  -- ") {
                 Some((t, c)) => t.trim_end() == text && c == comment,
                 None => comment.is_empty() && l == text,
@@ -1870,7 +940,10 @@ mod tests {
     fn listing_shows_the_header_sources_agent_and_plan_code() {
         let body = small_body();
         let l = listing("out/Operator.Work.cert", &body);
-        assert!(l.starts_with("certificate out/Operator.Work.cert\n"), "{l}");
+        assert!(
+            l.starts_with("-- === certificate ===\n-- certificate out/Operator.Work.cert\n"),
+            "{l}"
+        );
         assert_line(&l, "tool        hilbert test", "");
         assert_line(
             &l,
@@ -1887,7 +960,11 @@ mod tests {
             "",
         );
         // The agent, in .ha syntax.
-        assert_line(&l, "agent Operator(line: String)", "agent 0");
+        assert_line(
+            &l,
+            "agent Operator(line: String)",
+            "agent 0; line has no value",
+        );
         assert_line(&l, "belief made(count: Int)", "b0");
         assert_line(
             &l,
@@ -1907,29 +984,33 @@ mod tests {
         assert_line(&l, "commit single_minded", "");
         assert_line(&l, "attention Producing initially", "attention 0");
         assert_line(&l, "attention Emergency", "attention 1");
-        assert_line(&l, "plan Work => Line.Build", "binding 0, network 0");
+        assert_line(&l, "plan Work => Line.Build", "binding 0: network 0");
         assert_line(&l, "intend Work for Produced when not B(self) made(3)", "");
         assert_line(&l, "when attending Producing or false attend Emergency", "");
         assert_line(&l, "reward Work negative when true", "");
         assert_line(&l, "option Work := 1.0 - 0.5 * made.count", "");
         assert_line(&l, "policy softmax(temperature = 0.5)", "");
         // The network and its plan code, with node ids.
-        assert_line(&l, "network 0: Operator.Work", "this certificate");
+        assert_line(&l, "network 0: Operator.Work (this certificate)", "");
         assert_line(&l, "root       Build()  (plan 0)", "");
         assert_line(&l, "0 Build", "the root");
-        assert_line(&l, "plan Build (file Line)", "plan 0");
-        assert_line(&l, "channels   parts: chan Int (slot 0)", "");
-        assert_line(&l, "slots      2: 0 parts, 1 n", "");
-        assert_line(&l, ";", "n4, n3");
-        assert_line(&l, "1 -> parts", "n0");
-        assert_line(&l, "n <- parts", "n1");
+        assert_line(
+            &l,
+            "plan 0: Line.Build; slots 2 (0 parts, 1 n); labels none",
+            "",
+        );
+        assert_line(&l, "plan Build() : Operator", "");
+        assert_line(&l, "parts : chan Int", "slot 0");
+        // The sequence is written flat, each `;` ending its part's line with the Seq node.
+        assert_line(&l, "1 -> parts ;", "n0  ; n4");
+        assert_line(&l, "n <- parts ;", "n1  ; n3");
         assert_line(&l, "believe made((n + 1) * -2)", "n2");
-        assert_line(&l, "arena      5 nodes, each printed above", "");
-        // The sequence's parts are one level below it.
+        assert_line(&l, "arena      5 nodes, each written above", "");
+        // The body's parts are one level below `body :=`.
         let send = l.lines().find(|x| x.contains("1 -> parts")).unwrap();
-        let seq = l.lines().find(|x| x.contains("-- n4, n3")).unwrap();
+        let body = l.lines().find(|x| x.contains("body :=")).unwrap();
         let indent = |s: &str| s.len() - s.trim_start().len();
-        assert_eq!(indent(send), indent(seq) + 2);
+        assert_eq!(indent(send), indent(body) + 2);
         // States and witnesses.
         assert_line(&l, "states: 1 states, 1 terms, 1 atoms", "");
         assert_line(&l, "state 0 term t0: done", "");
@@ -2006,21 +1087,25 @@ mod tests {
             networks: vec![network(vec![p], nodes)],
         };
         let l = listing("all", &body_of(ir, 0));
-        assert_line(&l, "||", "n8");
-        assert_line(&l, "[]", "n6");
-        assert_line(&l, "/\\", "n2");
+        // An operator's first line carries its node; a choice inside `||` needs no parentheses,
+        // an interrupt inside `[]` neither.
+        assert_line(&l, "||", "n8 ||");
+        assert_line(&l, "[]", "n6 []");
+        assert_line(&l, "/\\", "n2 /\\");
+        assert!(!l.contains("\n      (\n"), "{l}");
         assert_line(
             &l,
             "tell Client delivered(7)",
             "n0, tell 1, own belief made",
         );
         assert_line(&l, "stop self", "n1");
-        assert_line(&l, "forget made(2)", "n3");
+        assert_line(&l, "forget made(2) ;", "n3  ; n5");
         assert_line(&l, "STOP", "n4");
         assert_line(&l, "resume l", "n7");
-        assert_line(&l, "on stop", "");
-        assert_line(&l, "not n != -(-1) or true and \"a\\\"b\" -> parts", "n9");
-        assert_line(&l, "labels     0 l", "");
+        assert_line(&l, "on stop :=", "");
+        // A sent value that begins with `not` is parenthesised: `not` cannot begin a process.
+        assert_line(&l, "(not n != -(-1) or true and \"a\\\"b\") -> parts", "n9");
+        assert!(l.contains("; labels 0 l\n"), "{l}");
     }
 
     #[test]
@@ -2069,9 +1154,13 @@ mod tests {
         body.ir.agents[0].beliefs[0].name = "ma\rde".into();
         let l = listing("a\u{7}b", &body);
         assert!(!l.contains('\u{1b}') && !l.contains('\r') && !l.contains('\u{7}'));
-        assert_line(&l, "agent Op\\u{1b}[2J\\nerator(line: String)", "agent 0");
+        assert_line(
+            &l,
+            "agent Op\\u{1b}[2J\\nerator(line: String)",
+            "agent 0; line has no value",
+        );
         assert_line(&l, "believe ma\\rde((n + 1) * -2)", "n2");
-        assert!(l.starts_with("certificate a\\u{7}b\n"));
+        assert!(l.starts_with("-- === certificate ===\n-- certificate a\\u{7}b\n"));
     }
 
     /// A hostile arena: self-loops, cycles, indices that point nowhere.
@@ -2215,7 +1304,7 @@ mod tests {
             "network     7: <no such network?>",
             "<node 99?>",
             "<n0 again?>",
-            "<plan 9?>(<slot 42?>, x#1)",
+            "<plan 9?>(<slot 42?>, x)",
             "<plan 77?>",
             "<belief 42?>",
             "<agent 9?>",
@@ -2232,14 +1321,14 @@ mod tests {
             "<desire 9?>",
             "<attention 8?>",
             "<attention 4?>",
-            "network 44, and also host.h?",
+            "network 44, and also host code?",
             "and()",
             "<malformed program",
             "ucb(c = NaN)",
             "<term 99?>",
             "<atom 5?>",
             "2 ranks, max finite rank 1, 1 with no claim  <for a table of 1 states?>",
-            "<slot 5?>: chan chan Bool (slot 5)",
+            "<slot 5?> : chan chan Bool                        -- slot 5",
             "<3 names for 2 slots?>",
         ] {
             assert!(l.contains(expected), "no `{expected}` in:\n{l}");
@@ -2317,7 +1406,7 @@ mod tests {
         let l = listing("long", &body_of(ir, 0));
         assert_eq!(l.lines().filter(|x| x.contains("SKIP")).count(), n as usize);
         assert!(l.contains(&format!(
-            "arena      {} nodes, each printed above",
+            "arena      {} nodes, each written above",
             2 * n - 1
         )));
     }
@@ -2362,10 +1451,14 @@ mod tests {
         assert_line(&l, &format!("network     {work}: Operator.Work"), "");
         assert_line(
             &l,
-            &format!("network {work}: Operator.Work"),
-            "this certificate",
+            &format!("network {work}: Operator.Work (this certificate)"),
+            "",
         );
-        assert_line(&l, "agent Operator(line: String)", "agent 0");
+        assert_line(
+            &l,
+            "agent Operator(line: String)",
+            "agent 0; line has no value",
+        );
         assert_line(
             &l,
             "desire Produced reachable by [Work]",
@@ -2399,10 +1492,7 @@ mod tests {
         assert!(l.contains("plan Work => Line.Produce "), "{l}");
         assert!(l.contains("plan Stop => Line.Shutdown "), "{l}");
         for plan in ["Produce", "Feed", "Build", "Shutdown"] {
-            assert!(
-                l.contains(&format!("plan {plan} (file Line)")),
-                "no {plan} in:\n{l}"
-            );
+            assert!(l.contains(&format!(": Line.{plan};")), "no {plan} in:\n{l}");
         }
         for code in [
             "1 -> parts",
@@ -2429,5 +1519,7 @@ mod tests {
         assert!(l.contains("tail call"));
         assert!(!l.contains("?>"), "an index points nowhere in:\n{l}");
         assert!(!l.contains("not reached"), "{l}");
+        // The listing is source: it lowers again to the network's slice of the IR.
+        assert_eq!(roundtrip::relower(&l), Ok(body.ir.slice(work).unwrap()));
     }
 }
