@@ -72,16 +72,25 @@ fn a_computed_binding_argument_is_passed() {
 }
 
 #[test]
-fn a_decimal_literal_means_its_value() {
-    // Issue item 2.
-    let n = project(
-        "B(self) done(1) ∨ (B(self) done(0) ∧ 0.1 = 0.2)",
-        "",
-        "",
-        "plan Main() : A ≔ believe done(0)\n",
-        &[],
-    );
-    assert_eq!(verdict(&n, "Run_live_Done"), Verdict::Refuted(Some(1)));
+fn a_decimal_in_a_condition_is_refused() {
+    // Issue item 2: a condition has no decimals (docs/language.md §2), so the check refuses
+    // one (HA0035) rather than give it a meaning; before, the build lowered it as 0.
+    let ha = AGENT
+        .replace("GOAL", "B(self) done(1) ∨ (B(self) done(0) ∧ 0.1 = 0.2)")
+        .replace("EXTRA", "")
+        .replace("(ARGS)", "");
+    let src = Sources {
+        files: vec![
+            ("A.ha".into(), ha),
+            ("P.hk".into(), "plan Main() : A ≔ believe done(0)\n".into()),
+            ("Q.hk".into(), "plan Idle() : B ≔ SKIP\n".into()),
+        ],
+        params: Vec::new(),
+    };
+    match pipeline::oracle(&src, 10_000) {
+        Ok(n) => panic!("the checker accepted a decimal in a condition: {n:?}"),
+        Err(codes) => assert!(codes.iter().all(|c| c == "HA0035"), "{codes:?}"),
+    }
 }
 
 #[test]
