@@ -163,6 +163,31 @@ pub fn oracle(src: &Sources, max_states: usize) -> Result<Vec<decide::Network>, 
 
 /// Checks the project, runs the build's prover and the oracle, and compares them.
 pub fn run(src: &Sources, max_states: usize) -> Outcome {
+    // A panic of either side (the build's pipeline or the oracle) is a finding like any
+    // disagreement, of a class of its own, so that a long campaign goes on and shrinks it.
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_both(src, max_states))) {
+        Ok(outcome) => outcome,
+        Err(payload) => {
+            let message = payload
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            Outcome::Compared {
+                disagreements: vec![Disagreement {
+                    class: "a panic in the build or the oracle".into(),
+                    detail: message,
+                }],
+                compared: 0,
+                undecided: 0,
+                diverging: 0,
+            }
+        }
+    }
+}
+
+/// [`run`], without catching a panic.
+fn run_both(src: &Sources, max_states: usize) -> Outcome {
     let Front {
         loaded,
         parsed,

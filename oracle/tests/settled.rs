@@ -392,8 +392,9 @@ fn division_and_remainder_round_toward_zero() {
 
 #[test]
 fn tells_are_numbered_body_first_then_handlers_in_stop_resume_abort_order() {
-    // Only the body's tell runs; a tell the scene never executes is proved, so the numbering
-    // shows in which theorem is refuted: the body's (first) tells `done(1)` after believing it.
+    // The body's tell is the first (refuted: it tells `done(1)` before believing it); the
+    // handlers' follow, `on stop` then `on abort`, whatever order they are written in, and a
+    // tell in a handler is never proved (docs/language.md §6), so both are unproved.
     let plans = "plan Main() : A
 {
   on abort ≔ tell Other x(1)
@@ -403,6 +404,11 @@ fn tells_are_numbered_body_first_then_handlers_in_stop_resume_abort_order() {
 ";
     let v = verdicts("B(self) done(1)", plans);
     assert_eq!(status(&v, "Main_tell_feasible_1"), "refuted");
+    assert_eq!(status(&v, "Main_tell_feasible_2"), "unproved");
+    assert_eq!(status(&v, "Main_tell_feasible_3"), "unproved");
+    // The numbering itself, with the tells in the body: the second one is refuted.
+    let plans = "plan Main() : A ≔ believe done(1) ; tell Other done(1) ; tell Other x(1)\n";
+    let v = verdicts("B(self) done(1)", plans);
+    assert_eq!(status(&v, "Main_tell_feasible_1"), "proved");
     assert_eq!(status(&v, "Main_tell_feasible_2"), "refuted");
-    assert_eq!(status(&v, "Main_tell_feasible_3"), "proved");
 }
