@@ -15,7 +15,7 @@ fn random_projects_agree_with_the_oracle() {
     let plan = Plan {
         avoid: Vec::new(),
         seed: 1,
-        count: 3_000,
+        count: 2_500,
         time: Duration::from_secs(110),
         shrink: 300,
         max_states: 2_000,
