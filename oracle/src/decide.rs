@@ -84,7 +84,7 @@ struct Graph {
     diverges: bool,
 }
 
-fn explore(mc: &mut Machine<'_>, init: Vec<State>, max_states: usize) -> Graph {
+fn search(mc: &mut Machine<'_>, init: Vec<State>, max_states: usize) -> Graph {
     let mut g = Graph {
         states: Vec::new(),
         succ: Vec::new(),
@@ -355,7 +355,7 @@ pub fn decide(m: &Model, a: usize, b: usize, max_states: usize) -> Network {
         Some(_) => None,
         None => {
             let s0 = mc.scene(plan, args);
-            Some(explore(&mut mc, vec![s0], max_states))
+            Some(search(&mut mc, vec![s0], max_states))
         }
     };
     let why: Option<String> = match (&blocked, &g) {
@@ -467,7 +467,7 @@ pub fn decide(m: &Model, a: usize, b: usize, max_states: usize) -> Network {
                         .map(|s| mc.abort_scene(s).0)
                         .collect();
                     reachable = !starts.is_empty();
-                    let h = explore(&mut mc, starts, max_states);
+                    let h = search(&mut mc, starts, max_states);
                     if h.too_big {
                         Verdict::Unproved(format!("too big: more than {max_states} states"))
                     } else {

@@ -789,7 +789,8 @@ impl<'m> Machine<'m> {
     /// started and that the command changes, in post-order (innermost first, siblings left to
     /// right): not the alternatives of an unresolved choice nor the right side of an
     /// interrupt that has not moved; for stop and resume, nothing inside a suspended process;
-    /// no instance whose handlers of that kind are running already.
+    /// not the instances a running handler started. An instance whose handlers run for an
+    /// earlier command is included like any other (those handlers are discarded with it).
     fn handlers(&self, t: &T, kind: usize, out: &mut Vec<PendingHandler>) {
         match t {
             T::Done | T::Faulted(_) | T::Th(_) | T::Choice(_) => {}
@@ -801,26 +802,16 @@ impl<'m> Machine<'m> {
                     self.handlers(b, kind, out)
                 }
             }
-            T::Handling(_, cur, _, saved) => {
-                self.handlers(cur, kind, out);
+            T::Handling(_, _, _, saved) => {
                 if kind == 2 {
                     self.handlers(saved, kind, out)
                 }
             }
             T::Inst(id, plan, params, body) => {
-                let running_same = matches!(
-                    (&**body, kind),
-                    (T::Handling(_, _, After::Suspend, _), 0)
-                        | (T::Handling(_, _, After::Continue, _), 1)
-                        | (T::Handling(_, _, After::End | After::RestartInst(..), _), 2)
-                );
                 if kind != 2 && matches!(**body, T::Susp(_)) {
                     return;
                 }
                 self.handlers(body, kind, out);
-                if running_same {
-                    return;
-                }
                 if let Some(code) = self.m.plans[*plan as usize].handlers[kind] {
                     out.push(PendingHandler {
                         inst: *id,

@@ -289,3 +289,31 @@ plan Loop(k: Int) : A ≔ match k { when 0 ↦ SKIP other ↦ (believe done(k) �
         vec![vec![], vec!["done(1)".to_string(), "done(2)".to_string()]]
     );
 }
+
+#[test]
+fn the_oracle_shares_no_code_with_the_lowering_the_explorers_or_the_kernel() {
+    // The oracle's three modules read only the checked program (syntax trees and the resolved
+    // `Program`); the build's side of the comparison lives in pipeline.rs.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    for file in ["model.rs", "sem.rs", "decide.rs"] {
+        let text = std::fs::read_to_string(dir.join(file)).expect("readable");
+        for banned in [
+            "lower::",
+            "explore::",
+            "obligations::",
+            "hilbert_kernel",
+            "hilbert_certificates",
+            "ir::",
+        ] {
+            assert!(
+                !text.contains(banned),
+                "oracle/src/{file} mentions `{banned}`"
+            );
+        }
+    }
+    let toml = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"),
+    )
+    .expect("readable");
+    assert!(!toml.contains("hilbert-kernel") && !toml.contains("hilbert-certificates"));
+}
