@@ -221,6 +221,15 @@ fn a_chain_counts_one_level_however_long_but_chains_inside_chains_nest() {
     assert!(why.contains("nests deeper than"), "{why}");
 }
 
+/// The production line's own Work certificate (other examples have an `Operator.Work` too).
+fn production_line_work() -> Body {
+    let built = common::certificates()
+        .iter()
+        .find(|b| b.example == "production-line" && b.name == "Operator.Work")
+        .expect("the production line's Work certificate");
+    cert::decode(&built.bytes).unwrap()
+}
+
 /// The production line's honest table with one more state: the root instance running a thread
 /// whose stack holds `commands` copies of the node `abort feed`, beside a suspended process of
 /// about `2^doublings` nodes once written out (`x ‖ x`, shared, `doublings` deep). Each `abort`
@@ -228,11 +237,7 @@ fn a_chain_counts_one_level_however_long_but_chains_inside_chains_nest() {
 /// the term, while its macro-step runs only `commands` nodes (issue 29, item 12).
 fn with_stacked_aborts(commands: usize, doublings: u32) -> Vec<u8> {
     use hilbert_certificates::ir::{NodeId, PlanId, Value};
-    let built = common::certificates()
-        .iter()
-        .find(|b| b.example == "production-line" && b.name == "Operator.Work")
-        .expect("the production line's Work certificate");
-    let mut body = cert::decode(&built.bytes).unwrap();
+    let mut body = production_line_work();
     let net = &body.ir.networks[body.network as usize];
     let abort = net
         .nodes
@@ -292,15 +297,7 @@ fn a_step_whose_commands_search_a_large_term_is_charged_for_the_search() {
     // 6,000 commands, each searching a term of 2^19 nodes: 3·10^9 nodes visited by one step,
     // which ran only 6,000 nodes: before the search was charged, this took minutes.
     let bytes = with_stacked_aborts(6_000, 18);
-    assert!(bytes.len() < 64 * 1024, "{}", bytes.len());
-    let started = std::time::Instant::now();
-    let report = on_small_stack(move || check(&bytes, None));
-    let took = started.elapsed();
-    assert!(report.admitted.is_none());
-    // Refused for its work, long before the search would end.
-    let why = report.invalid.expect("refused as over its work limit");
-    assert!(why.contains("more work than the kernel's limit"), "{why}");
-    assert!(took < std::time::Duration::from_secs(10), "took {took:?}");
+    refused_for_its_work(bytes);
 }
 
 /// The production line's honest table with one more state: the root instance over a process
@@ -308,11 +305,7 @@ fn a_step_whose_commands_search_a_large_term_is_charged_for_the_search() {
 /// `Then`s, so every offer's path is `wrappers + doublings` long.
 fn with_deep_offers(doublings: u32, wrappers: u32) -> Vec<u8> {
     use hilbert_certificates::ir::{NodeId, PlanId, Value};
-    let built = common::certificates()
-        .iter()
-        .find(|b| b.example == "production-line" && b.name == "Operator.Work")
-        .expect("the production line's Work certificate");
-    let mut body = cert::decode(&built.bytes).unwrap();
+    let mut body = production_line_work();
     let net = &body.ir.networks[body.network as usize];
     let recv = net
         .nodes
@@ -364,6 +357,12 @@ fn the_paths_of_a_states_offers_are_charged_as_they_are_listed() {
     // 2^17 receivers (the most a state may hold), each 17 + 200 deep: 28 million path entries
     // (over 200 MB) listed before the state's step was charged.
     let bytes = with_deep_offers(17, 200);
+    refused_for_its_work(bytes);
+}
+
+/// A small certificate is refused as over its work limit, within seconds (it took minutes, or
+/// hundreds of megabytes, before its work was charged as it was done).
+fn refused_for_its_work(bytes: Vec<u8>) {
     assert!(bytes.len() < 64 * 1024, "{}", bytes.len());
     let started = std::time::Instant::now();
     let report = on_small_stack(move || check(&bytes, None));
