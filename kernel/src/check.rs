@@ -248,11 +248,11 @@ pub fn obligations(ir: &Ir, n: usize) -> Result<Vec<(String, Kind)>, String> {
             Some(Node::Tell { index, .. }) => Some(*index),
             _ => None,
         };
-        let nodes = nodes_of(net, handlers.into_iter().chain([Some(code.body)]));
+        let body = nodes_of(net, [Some(code.body)]);
         let handled = nodes_of(net, handlers);
-        walk(nodes.len() + handled.len())?;
+        walk(body.len() + handled.len())?;
+        let mut tells: Vec<u32> = body.union(&handled).copied().filter_map(tell).collect();
         let handled: BTreeSet<u32> = handled.into_iter().filter_map(tell).collect();
-        let mut tells: Vec<u32> = nodes.into_iter().filter_map(tell).collect();
         tells.sort_unstable();
         tells.dedup();
         for k in tells {

@@ -553,17 +553,14 @@ impl<'a> Semantics<'a> {
     fn land_commands(&self, mut term: Term, ctx: &mut Ctx) -> Term {
         while !ctx.commands.is_empty() {
             let (number, issuer, command, target) = ctx.commands.remove(0);
+            // Landing searches the term for the target, releases the issuer and settles: work
+            // in the term's size, charged before it is done (past the cap, the fuel is spent).
+            ctx.charge(term_size(&term));
             if ctx.fuel == 0 {
                 ctx.commands.clear();
                 return map_waiting(term, &mut |_| Term::Faulted(Fault::Diverged));
             }
             ctx.fuel -= 1;
-            // Landing searches the term for the target, releases the issuer and settles: work
-            // in the term's size, charged before it is done.
-            ctx.charge(term_size(&term));
-            if ctx.fuel == 0 {
-                continue;
-            }
             term = self.apply_command(term, issuer, command, target);
             term = map_waiting(term, &mut |mut t| {
                 if let Term::Thread { mode, .. } = &mut t
