@@ -718,58 +718,47 @@ impl<'a> Lowerer<'a> {
         Some(check::PlanRef { file, index })
     }
 
-    /// A binding argument as a closed IR expression: literals, and the agent's parameters
-    /// replaced by their values. `None` when it reads a parameter with no value (recorded in
-    /// `unset`) or is not a constant (which the checker refuses).
-    fn constant(&self, agent: usize, e: &ast::Expr, unset: &mut Vec<u32>) -> Option<ir::Expr> {
-        let mut sub = |x: &ast::Expr| self.constant(agent, x, unset).map(Box::new);
-        Some(match &e.kind {
-            ExprKind::Int(n) => ir::Expr::Literal(Literal::Int(*n)),
-            ExprKind::Bool(v) => ir::Expr::Literal(Literal::Bool(*v)),
-            ExprKind::Str(v) => ir::Expr::Literal(Literal::Str(v.clone())),
-            ExprKind::Var(v) => {
-                let p = self.program.agents[agent].param(&v.name)?;
-                match self.args[agent].get(p).cloned().flatten() {
-                    Some(l) => ir::Expr::Literal(l),
-                    None => {
-                        unset.push(p as u32);
-                        return None;
-                    }
-                }
-            }
-            ExprKind::Unary(UnOp::Neg, a) => ir::Expr::Neg(sub(a)?),
-            ExprKind::Unary(UnOp::Not, a) => ir::Expr::Not(sub(a)?),
-            ExprKind::Binary(op, a, b) => {
-                // Both sides first, so that every unset parameter is recorded.
-                let (a, b) = (sub(a), sub(b));
-                let (a, b) = (a?, b?);
-                match op {
-                    BinOp::And => ir::Expr::And(a, b),
-                    BinOp::Or => ir::Expr::Or(a, b),
-                    _ => match (compare_op(*op), arith_op(*op)) {
-                        (Some(c), _) => ir::Expr::Compare(c, a, b),
-                        (_, Some(o)) => ir::Expr::Arith(o, a, b),
-                        _ => return None,
-                    },
-                }
-            }
-            ExprKind::Chain { first, rest } => {
-                let first = sub(first);
-                let mut steps = Vec::with_capacity(rest.len());
-                let mut all = true;
-                for (op, x) in rest {
-                    match (arith_op(*op), self.constant(agent, x, unset)) {
-                        (Some(op), Some(x)) => steps.push((op, x)),
-                        _ => all = false,
-                    }
-                }
-                match (first, all) {
-                    (Some(first), true) => ir::Expr::Chain(first, steps),
-                    _ => return None,
-                }
-            }
-            _ => return None,
-        })
+    /// A binding argument lowered as a plan's expressions are ([`expr`]), over a scope whose
+    /// slots are the agent's parameters, and its value: `None` when it reads a parameter with
+    /// no value (recorded in `unset`) or has no meaning (which the checker refuses first).
+    fn constant(
+        &self,
+        agent: usize,
+        e: &ast::Expr,
+        unset: &mut Vec<u32>,
+    ) -> Option<Result<Value, hilbert_kernel::eval::EvalError>> {
+        let params = &self.program.agents[agent].params;
+        let mut scope = Scope {
+            names: Vec::new(),
+            slots: 0,
+            slot_names: Vec::new(),
+            labels: Vec::new(),
+            tells: 0,
+            refused: Default::default(),
+        };
+        for p in params {
+            scope.bind(&p.name);
+        }
+        let lowered = expr(e, &scope);
+        if !scope.refused.take().is_empty() {
+            return None;
+        }
+        let mut read = Vec::new();
+        slots_read(&lowered, &mut read);
+        let values = &self.args[agent];
+        let before = unset.len();
+        unset.extend(
+            read.into_iter()
+                .filter(|&s| values.get(s as usize).is_some_and(Option::is_none)),
+        );
+        if unset.len() > before {
+            return None;
+        }
+        let env: Vec<Value> = values
+            .iter()
+            .map(|v| v.as_ref().map_or(Value::Int(0), Value::of))
+            .collect();
+        Some(hilbert_kernel::eval::eval(&lowered, &env))
     }
 
     fn network(&mut self, agent: usize, binding: usize, root: check::PlanRef) -> Option<Network> {
@@ -784,9 +773,7 @@ impl<'a> Lowerer<'a> {
         let mut root_args = Vec::with_capacity(b.args.len());
         for arg in &b.args {
             let unset_before = unset_params.len();
-            let value = self
-                .constant(agent, arg, &mut unset_params)
-                .map(|e| hilbert_kernel::eval::eval(&e, &[]));
+            let value = self.constant(agent, arg, &mut unset_params);
             root_args.push(match value {
                 Some(Ok(Value::Int(n))) => Literal::Int(n),
                 Some(Ok(Value::Bool(v))) => Literal::Bool(v),
@@ -1320,6 +1307,26 @@ fn expr(e: &ast::Expr, scope: &Scope) -> ir::Expr {
             }
         }
         _ => refuse(e, scope),
+    }
+}
+
+/// The slots an expression reads, in order (with repeats).
+fn slots_read(e: &ir::Expr, out: &mut Vec<u32>) {
+    match e {
+        ir::Expr::Literal(_) => {}
+        ir::Expr::Slot(s) => out.push(s.0),
+        ir::Expr::Neg(a) | ir::Expr::Not(a) => slots_read(a, out),
+        ir::Expr::Arith(_, a, b)
+        | ir::Expr::Compare(_, a, b)
+        | ir::Expr::And(a, b)
+        | ir::Expr::Or(a, b) => {
+            slots_read(a, out);
+            slots_read(b, out);
+        }
+        ir::Expr::Chain(a, rest) => {
+            slots_read(a, out);
+            rest.iter().for_each(|(_, b)| slots_read(b, out));
+        }
     }
 }
 
