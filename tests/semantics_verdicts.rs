@@ -300,6 +300,35 @@ plan Main() : A
     assert_eq!(status(&v, "Main_no_deadlock"), "proved");
 }
 
+#[test]
+fn a_diverging_step_keeps_nothing_it_did() {
+    // Semantics 4: the step that believes x(1) and restarts the plan, which believes x(1) and
+    // restarts it again, without end, diverges; its thread faults and x(1) is not believed
+    // (semantics 3 kept the beliefs the step had added before its budget ran out: live).
+    let plans = "plan Main() : A ≔ believe x(1) ; restart self\n";
+    assert_eq!(
+        main_verdicts("B(self) x(1)", plans),
+        pair("refuted", "refuted")
+    );
+    // Nor does anything a handler did in it stay: R's `on abort` runs at each restart, but
+    // the step diverges and x(1) is not believed; the rendezvous beside it still happens.
+    let plans = "plan R() : A
+{
+  body ≔ restart self
+  on abort ≔ believe x(1)
+}
+plan Main() : A
+{
+  c : chan Int
+  body ≔ R() ‖ 1 → c ‖ (y ← c ; believe done(1))
+}
+";
+    let v = verdicts("B(self) x(1)", plans);
+    assert_eq!(status(&v, "Main_live_D"), "refuted");
+    let v = verdicts("B(self) done(1)", plans);
+    assert_eq!(status(&v, "Main_live_D"), "proved");
+}
+
 // ---------------------------------------------------------------- item 8: SKIP means finish
 
 #[test]
@@ -430,6 +459,36 @@ plan Main() : A
 ";
     assert_eq!(
         main_verdicts("B(self) x(1)", plans),
+        pair("proved", "proved")
+    );
+}
+
+#[test]
+fn a_command_finds_no_target_in_what_has_not_started() {
+    // The label in the right side of an interrupt that has not moved has not started: `stop l`
+    // does nothing there, so the right side can still take its step. (Before, the stop
+    // suspended it and the left side, stuck at a send no one receives, deadlocked.)
+    let plans = "plan Main() : A
+{
+  c : chan Int
+  body ≔ (stop l ; 1 → c) △ (l : believe done(1))
+}
+";
+    assert_eq!(
+        main_verdicts("B(self) done(1)", plans),
+        pair("proved", "proved")
+    );
+    // Nor in an alternative of a choice that no step has resolved: the receive inside `l`
+    // stays offered, and the send meets it.
+    let plans = "plan Main() : A
+{
+  c : chan Int
+  d : chan Int
+  body ≔ ((l : y ← c ; believe done(1)) □ z ← d) ‖ (stop l ; 1 → c)
+}
+";
+    assert_eq!(
+        main_verdicts("B(self) done(1)", plans),
         pair("proved", "proved")
     );
 }

@@ -18,7 +18,7 @@ pub const FORMAT_MAJOR: u16 = 1;
 /// The format's minor version: this reader knows up to this one.
 pub const FORMAT_MINOR: u16 = 0;
 /// The version of the semantics the witnesses are about (`docs/semantics.md`).
-pub const SEMANTICS: u16 = 3;
+pub const SEMANTICS: u16 = 4;
 /// Bytes of the fixed header after the magic: major, minor, semantics (u16 each), 10 reserved
 /// zero bytes.
 pub const HEADER_LEN: usize = 16;

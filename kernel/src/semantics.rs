@@ -254,6 +254,8 @@ struct Ctx<'b> {
     tail_calls: Vec<(u32, PlanId, Vec<Value>)>,
     fuel: u32,
     depth: u32,
+    /// Whether the step ran out of its fuel or nesting (it diverged: docs/semantics.md).
+    diverged: bool,
     /// The step's work beyond its fuel (nodes' expressions, searches for command targets), and
     /// its cap: past the cap the fuel is spent at once, so the step ends soon, and it is over.
     work: u64,
@@ -506,12 +508,26 @@ impl<'a> Semantics<'a> {
             tail_calls: Vec::new(),
             fuel: MACRO_STEP_FUEL,
             depth: 0,
+            diverged: false,
             work: 0,
             cap: self.work_cap,
         };
         ctx.charge(term_size(&state.term));
         let term = self.land_commands(state.term.clone(), &mut ctx);
         let work = ctx.total_work();
+        if ctx.diverged {
+            // A command from outside that diverges faults the whole scene, its beliefs as
+            // they were (docs/semantics.md, "Divergence").
+            return Step {
+                event: Event::Abort,
+                effects: Effects::default(),
+                next: State {
+                    term: Term::Faulted(Fault::Diverged),
+                    beliefs: state.beliefs.clone(),
+                },
+                work,
+            };
+        }
         let effects = ctx.effects;
         Step {
             event: Event::Abort,
@@ -523,7 +539,7 @@ impl<'a> Semantics<'a> {
 
     fn fire(&self, state: &State, event: Event, actions: Vec<(Vec<usize>, Action)>) -> Step {
         let mut beliefs = state.beliefs.clone();
-        let term = self.fire_at(state.term.clone(), &actions, 0);
+        let term = self.fire_at(state.term.clone(), &actions, 0, false);
         let mut ctx = Ctx {
             beliefs: &mut beliefs,
             effects: Effects::default(),
@@ -532,12 +548,26 @@ impl<'a> Semantics<'a> {
             tail_calls: Vec::new(),
             fuel: MACRO_STEP_FUEL,
             depth: 0,
+            diverged: false,
             work: 0,
             cap: self.work_cap,
         };
         let term = self.settle(term, &mut ctx);
         let term = self.land_commands(term, &mut ctx);
         let work = ctx.total_work();
+        if ctx.diverged {
+            // A diverging step is taken and its takers fault; nothing else it did stays
+            // (docs/semantics.md, "Divergence").
+            return Step {
+                event,
+                effects: Effects::default(),
+                next: State {
+                    term: self.fire_at(state.term.clone(), &actions, 0, true),
+                    beliefs: state.beliefs.clone(),
+                },
+                work,
+            };
+        }
         let effects = ctx.effects;
         Step {
             event,
@@ -557,8 +587,9 @@ impl<'a> Semantics<'a> {
             // in the term's size, charged before it is done (past the cap, the fuel is spent).
             ctx.charge(term_size(&term));
             if ctx.fuel == 0 {
+                ctx.diverged = true;
                 ctx.commands.clear();
-                return map_waiting(term, &mut |_| Term::Faulted(Fault::Diverged));
+                return term;
             }
             ctx.fuel -= 1;
             term = self.apply_command(term, issuer, command, target);
@@ -584,7 +615,8 @@ impl<'a> Semantics<'a> {
         self.rewrite_first(term, &is_target, &|t| self.commanded(t, command))
     }
 
-    /// Rewrites the first (outermost, leftmost) subterm satisfying `pred` with `f`.
+    /// Rewrites the first (outermost, leftmost) started subterm satisfying `pred` with `f`
+    /// (`contains` says which subterms have started).
     fn rewrite_first(
         &self,
         term: Term,
@@ -593,6 +625,19 @@ impl<'a> Semantics<'a> {
     ) -> Term {
         if pred(&term) {
             return f(term);
+        }
+        match term {
+            // Not started: an unresolved choice's alternatives, an unmoved interrupt's right side.
+            Term::Choice(_) => return term,
+            Term::Interrupt(p, q) => {
+                let p = if contains(&p, pred) {
+                    Box::new(self.rewrite_first(*p, pred, f))
+                } else {
+                    p
+                };
+                return Term::Interrupt(p, q);
+            }
+            _ => {}
         }
         let mut done = false;
         map_children(term, &mut |child| {
@@ -729,6 +774,7 @@ impl<'a> Semantics<'a> {
             tail_calls: Vec::new(),
             fuel: MACRO_STEP_FUEL,
             depth: 0,
+            diverged: false,
             work: 0,
             cap: self.work_cap,
         };
@@ -744,6 +790,7 @@ impl<'a> Semantics<'a> {
     /// structure (expanding a thread no step has chosen yet).
     fn run(&self, term: Term, ctx: &mut Ctx, effects: bool) -> Term {
         if ctx.depth >= MAX_NESTING {
+            ctx.diverged = true;
             return Term::Faulted(Fault::Diverged);
         }
         ctx.depth += 1;
@@ -888,6 +935,7 @@ impl<'a> Semantics<'a> {
                 return Term::Done;
             };
             if ctx.fuel == 0 {
+                ctx.diverged = true;
                 return Term::Faulted(Fault::Diverged);
             }
             ctx.fuel -= 1;
@@ -1235,8 +1283,15 @@ fn children(term: &Term) -> Vec<&Term> {
     }
 }
 
+/// Whether a started subterm satisfies `pred` (not inside an unresolved choice's alternatives
+/// nor an unmoved interrupt's right side: a command finds no target there).
 fn contains(term: &Term, pred: &dyn Fn(&Term) -> bool) -> bool {
-    pred(term) || children(term).into_iter().any(|c| contains(c, pred))
+    pred(term)
+        || match term {
+            Term::Choice(_) => false,
+            Term::Interrupt(p, _) => contains(p, pred),
+            _ => children(term).into_iter().any(|c| contains(c, pred)),
+        }
 }
 
 /// The started instances in a term, in post-order (inner before outer, left before right),
@@ -1454,9 +1509,18 @@ fn diverge_at_par(term: &Term, a: &[usize], b: &[usize]) -> bool {
 impl Semantics<'_> {
     /// Fires the actions at their paths: choices on the way resolve to the branch taken, an
     /// interrupt's right side taking a step discards the left, and each thread reached becomes
-    /// running after its action.
-    fn fire_at(&self, term: Term, actions: &[(Vec<usize>, Action)], depth: usize) -> Term {
+    /// running after its action — or, with `fault` (the step diverged), faults there.
+    fn fire_at(
+        &self,
+        term: Term,
+        actions: &[(Vec<usize>, Action)],
+        depth: usize,
+        fault: bool,
+    ) -> Term {
         if let Some((_, action)) = actions.iter().find(|(p, _)| p.len() == depth) {
+            if fault {
+                return Term::Faulted(Fault::Diverged);
+            }
             return match term {
                 Term::Thread {
                     inst,
@@ -1507,7 +1571,7 @@ impl Semantics<'_> {
                         (p, a)
                     })
                     .collect();
-                self.fire_at(chosen, &sub, depth)
+                self.fire_at(chosen, &sub, depth, fault)
             }
             Term::Interrupt(p, q) => {
                 if actions.iter().any(|(path, _)| path.get(depth) == Some(&1)) {
@@ -1518,9 +1582,9 @@ impl Semantics<'_> {
                             (p, a)
                         })
                         .collect();
-                    self.fire_at(*q, &sub, depth)
+                    self.fire_at(*q, &sub, depth, fault)
                 } else {
-                    Term::Interrupt(Box::new(self.fire_at(*p, &index(0), depth + 1)), q)
+                    Term::Interrupt(Box::new(self.fire_at(*p, &index(0), depth + 1, fault)), q)
                 }
             }
             other => {
@@ -1531,7 +1595,7 @@ impl Semantics<'_> {
                     if sub.is_empty() {
                         c
                     } else {
-                        self.fire_at(c, &sub, depth + 1)
+                        self.fire_at(c, &sub, depth + 1, fault)
                     }
                 })
             }

@@ -255,7 +255,7 @@ fn with_stacked_aborts(commands: usize, doublings: u32) -> Vec<u8> {
         plan: PlanId(0),
         index: 0,
     };
-    let mut push = |t: TermNode, terms: &mut Vec<TermNode>| {
+    let push = |t: TermNode, terms: &mut Vec<TermNode>| {
         terms.push(t);
         terms.len() as u32 - 1
     };

@@ -22,8 +22,8 @@ pub struct Found {
     pub seed: u64,
     /// Its detail.
     pub detail: String,
-    /// The minimal project.
-    pub minimal: Project,
+    /// The minimal project (the first one, unshrunk, when shrinking was off or failed).
+    pub minimal: Sources,
     /// The minimal project's disagreements.
     pub minimal_details: Vec<String>,
 }
@@ -41,7 +41,7 @@ pub struct Report {
     pub theorems: usize,
     /// Theorems the oracle left undecided (too big).
     pub undecided: usize,
-    /// Theorems of scenes where a step diverges, not compared (see `pipeline::Outcome`).
+    /// Of the theorems compared, those of scenes where a step diverges (`pipeline::Outcome`).
     pub diverging: usize,
     /// Disagreement classes.
     pub found: BTreeMap<String, Found>,
@@ -124,7 +124,7 @@ pub fn run(plan: Plan, mut progress: impl FnMut(&Report)) -> Report {
                             count: 1,
                             seed,
                             detail: d.detail.clone(),
-                            minimal,
+                            minimal: minimal.sources(),
                             minimal_details,
                         },
                     );
@@ -165,35 +165,174 @@ pub fn run_parallel(plan: Plan, threads: usize) -> Report {
     });
     let mut all = Report::default();
     for r in reports {
-        all.generated += r.generated;
-        all.compared += r.compared;
-        all.theorems += r.theorems;
-        all.undecided += r.undecided;
-        all.diverging += r.diverging;
-        all.seconds = all.seconds.max(r.seconds);
-        for (k, v) in r.refused {
-            *all.refused.entry(k).or_default() += v;
-        }
-        for (k, v) in r.coverage {
-            *all.coverage.entry(k).or_default() += v;
-        }
-        for (k, f) in r.found {
-            match all.found.get_mut(&k) {
-                Some(g) => {
-                    g.count += f.count;
-                    if f.seed < g.seed {
-                        let count = g.count;
-                        *g = f;
-                        g.count = count;
-                    }
+        merge(&mut all, r);
+    }
+    all
+}
+
+/// Adds report `r` (of other seeds) to `all`: counts add up, the wall times overlap (the
+/// longer stands), and of a class found in both the earlier seed's example stands.
+pub fn merge(all: &mut Report, r: Report) {
+    all.generated += r.generated;
+    all.compared += r.compared;
+    all.theorems += r.theorems;
+    all.undecided += r.undecided;
+    all.diverging += r.diverging;
+    all.seconds = all.seconds.max(r.seconds);
+    for (k, v) in r.refused {
+        *all.refused.entry(k).or_default() += v;
+    }
+    for (k, v) in r.coverage {
+        *all.coverage.entry(k).or_default() += v;
+    }
+    for (k, f) in r.found {
+        match all.found.get_mut(&k) {
+            Some(g) => {
+                g.count += f.count;
+                if f.seed < g.seed {
+                    let count = g.count;
+                    *g = f;
+                    g.count = count;
                 }
-                None => {
-                    all.found.insert(k, f);
-                }
+            }
+            None => {
+                all.found.insert(k, f);
             }
         }
     }
-    all
+}
+
+/// Escapes a field of [`encode`]'s lines.
+fn esc(s: &str) -> String {
+    s.replace('\\', "\\\\")
+        .replace('\t', "\\t")
+        .replace('\n', "\\n")
+}
+
+/// Undoes [`esc`].
+fn unesc(s: &str) -> String {
+    let mut out = String::new();
+    let mut it = s.chars();
+    while let Some(c) = it.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match it.next() {
+            Some('t') => out.push('\t'),
+            Some('n') => out.push('\n'),
+            Some(o) => out.push(o),
+            None => {}
+        }
+    }
+    out
+}
+
+/// Encodes a found class as one line of tab-separated, escaped fields: class, count, seed,
+/// detail, parameters, the minimal project's details, then each file's path and text.
+pub fn encode_found(f: &Found) -> String {
+    let mut fields = vec![
+        esc(&f.class),
+        f.count.to_string(),
+        f.seed.to_string(),
+        esc(&f.detail),
+        esc(&f.minimal.params.join("\n")),
+        esc(&f.minimal_details.join("\n")),
+    ];
+    for (path, text) in &f.minimal.files {
+        fields.push(esc(path));
+        fields.push(esc(text));
+    }
+    fields.join("\t")
+}
+
+/// Decodes a line of [`encode_found`].
+pub fn decode_found(line: &str) -> Option<Found> {
+    let fields: Vec<String> = line.split('\t').map(unesc).collect();
+    if fields.len() < 6 || !fields.len().is_multiple_of(2) {
+        return None;
+    }
+    let lines = |s: &str| -> Vec<String> {
+        s.lines()
+            .filter(|l| !l.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    Some(Found {
+        class: fields[0].clone(),
+        count: fields[1].parse().ok()?,
+        seed: fields[2].parse().ok()?,
+        detail: fields[3].clone(),
+        minimal: Sources {
+            params: lines(&fields[4]),
+            files: fields[6..]
+                .chunks(2)
+                .map(|c| (c[0].clone(), c[1].clone()))
+                .collect(),
+        },
+        minimal_details: lines(&fields[5]),
+    })
+}
+
+/// A report as lines a parent process reads back with [`decode`] (a campaign run in a child
+/// process under a memory bound, `crate::guard`).
+pub fn encode(r: &Report) -> String {
+    let mut s = format!(
+        "counts\t{}\t{}\t{}\t{}\t{}\t{}\n",
+        r.generated, r.compared, r.theorems, r.undecided, r.diverging, r.seconds
+    );
+    for (codes, n) in &r.refused {
+        s.push_str(&format!("refused\t{}\t{n}\n", esc(codes)));
+    }
+    for (c, n) in &r.coverage {
+        s.push_str(&format!("coverage\t{}\t{n}\n", esc(c)));
+    }
+    for f in r.found.values() {
+        s.push_str(&format!("found\t{}\n", encode_found(f)));
+    }
+    s.push_str("end\n");
+    s
+}
+
+/// Reads back a report [`encode`] wrote; `None` when it is not whole (no `end` line) or a
+/// line does not parse.
+pub fn decode(text: &str) -> Option<Report> {
+    let mut r = Report::default();
+    let mut ended = false;
+    for line in text.lines() {
+        let (kind, rest) = line.split_once('\t').unwrap_or((line, ""));
+        match kind {
+            "counts" => {
+                let v: Vec<&str> = rest.split('\t').collect();
+                if v.len() != 6 {
+                    return None;
+                }
+                r.generated = v[0].parse().ok()?;
+                r.compared = v[1].parse().ok()?;
+                r.theorems = v[2].parse().ok()?;
+                r.undecided = v[3].parse().ok()?;
+                r.diverging = v[4].parse().ok()?;
+                r.seconds = v[5].parse().ok()?;
+            }
+            "refused" => {
+                let (codes, n) = rest.rsplit_once('\t')?;
+                r.refused.insert(unesc(codes), n.parse().ok()?);
+            }
+            "coverage" => {
+                let (c, n) = rest.rsplit_once('\t')?;
+                let c = unesc(c);
+                let key = generate::CONSTRUCTS.iter().find(|k| **k == c)?;
+                r.coverage.insert(key, n.parse().ok()?);
+            }
+            "found" => {
+                let f = decode_found(rest)?;
+                r.found.insert(f.class.clone(), f);
+            }
+            "end" => ended = true,
+            _ => {}
+        }
+    }
+    ended.then_some(r)
 }
 
 /// The details of the disagreements of class `class` of a project.
@@ -216,7 +355,13 @@ pub fn shrink_within(
     budget: usize,
     deadline: Instant,
 ) -> Project {
+    let trace = std::env::var_os("ORACLE_TRACE").is_some();
+    let mut tries = 0u64;
     let mut keep = |q: &Project| {
+        tries += 1;
+        if trace {
+            eprintln!("try {tries}");
+        }
         Instant::now() < deadline && !details(&q.sources(), class, max_states).is_empty()
     };
     shrink::shrink(p, &mut keep, budget)
@@ -233,14 +378,14 @@ pub fn shrink_to(p: &Project, class: &str, max_states: usize, budget: usize) -> 
 pub fn text(r: &Report) -> String {
     let mut s = String::new();
     s.push_str(&format!(
-        "{} projects generated in {:.1} s ({:.1}/s); {} compared ({} theorems, {} left undecided by the oracle's bound, {} not compared: a step of their scene diverges); {} refused by the checker\n",
+        "{} projects generated in {:.1} s ({:.1}/s); {} compared ({} theorems, {} of them in scenes where a step diverges; {} left undecided by a bound); {} refused by the checker\n",
         r.generated,
         r.seconds,
         r.generated as f64 / r.seconds.max(1e-9),
         r.compared,
         r.theorems,
-        r.undecided,
         r.diverging,
+        r.undecided,
         r.refused.values().sum::<usize>()
     ));
     for (codes, n) in &r.refused {
@@ -272,9 +417,8 @@ pub fn text(r: &Report) -> String {
 }
 
 /// Writes a project as a regression case: its files, `params`, and `class` (what it showed).
-pub fn write_case(dir: &std::path::Path, p: &Project, class: &str) -> std::io::Result<()> {
+pub fn write_case(dir: &std::path::Path, src: &Sources, class: &str) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    let src = p.sources();
     for (path, text) in &src.files {
         std::fs::write(dir.join(path), text)?;
     }

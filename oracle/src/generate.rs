@@ -199,15 +199,7 @@ impl Project {
 
     /// The project as one text (files separated by `==> path <==` lines), with its parameters.
     pub fn listing(&self) -> String {
-        let src = self.sources();
-        let mut s = String::new();
-        if !src.params.is_empty() {
-            s.push_str(&format!("params: {}\n", src.params.join(" ")));
-        }
-        for (p, t) in &src.files {
-            s.push_str(&format!("==> {p} <==\n{t}"));
-        }
-        s
+        self.sources().listing()
     }
 }
 
@@ -294,6 +286,7 @@ pub const CONSTRUCTS: &[&str] = &[
     "handler:on resume",
     "handler:on abort",
     "handler:tell",
+    "handler:command",
     "expr:+ - * / %",
     "expr:chain",
     "expr:¬",
@@ -338,9 +331,10 @@ struct Scope {
     callees: Vec<(String, Vec<String>)>,
     /// Other agents it may tell.
     others: Vec<String>,
-    /// No commands here (handlers: a handler's command on its own instance crashes the build
-    /// today, oracle/KNOWN.md; `ORACLE_HANDLER_COMMANDS=1` generates them).
+    /// No commands here.
     no_commands: bool,
+    /// A handler's code (its commands reach the body's labels and its own instance).
+    handler: bool,
     depth: u32,
 }
 
@@ -419,6 +413,9 @@ impl Gen<'_> {
 
     fn command(&mut self, s: &Scope) -> String {
         let mut cmd = *self.rng.pick(&["stop", "resume", "abort", "restart"]);
+        if s.handler {
+            self.hit("handler:command");
+        }
         if !s.labels.is_empty() && self.rng.pct(60) {
             let l = self.rng.pick(&s.labels).clone();
             self.hit(match cmd {
@@ -985,7 +982,8 @@ pub fn project(seed: u64, cov: &mut Coverage, avoid: &[String]) -> Project {
                     let mut hs = Scope {
                         depth: 1,
                         others: s.others.clone(),
-                        no_commands: std::env::var_os("ORACLE_HANDLER_COMMANDS").is_none(),
+                        labels: s.labels.clone(),
+                        handler: true,
                         ..Scope::default()
                     };
                     let h = if !hs.others.is_empty() && g.rng.pct(30) && g.ok("handler-tell") {

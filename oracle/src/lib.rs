@@ -6,6 +6,7 @@
 pub mod campaign;
 pub mod decide;
 pub mod generate;
+pub mod guard;
 pub mod model;
 pub mod pipeline;
 pub mod sem;

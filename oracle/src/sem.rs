@@ -730,6 +730,7 @@ impl<'m> Machine<'m> {
                 if !self.seen.insert(k) || self.nodes > MAX_NODES {
                     self.fx.diverged = true;
                     fault_running(t);
+                    fault_waiting(t);
                     self.queue.clear();
                 }
             }
@@ -904,6 +905,18 @@ impl<'m> Machine<'m> {
             self.shift_tickets(&mut term, ticket + 1);
             self.settle(&mut term, &mut beliefs);
         }
+        if self.fx.diverged {
+            // An abort from outside that diverges: the whole scene faults, its beliefs as
+            // they were (docs/semantics.md, "Divergence").
+            let fx = Effects {
+                diverged: true,
+                ..Effects::default()
+            };
+            return (
+                term_state(T::Faulted(Fault::Diverged), s.beliefs.clone()),
+                fx,
+            );
+        }
         (term_state(term, beliefs), std::mem::take(&mut self.fx))
     }
 
@@ -943,8 +956,20 @@ impl<'m> Machine<'m> {
         let mut term = s.term.clone();
         let mut beliefs = s.beliefs.clone();
         let mut v: Vec<(&[u16], &Act)> = acts.iter().map(|(p, a)| (&p[..], a)).collect();
-        resolve(&mut term, &mut v);
+        resolve(&mut term, &mut v, false);
         self.macro_step(&mut term, &mut beliefs);
+        if self.fx.diverged {
+            // A diverging step is taken, its takers fault, and nothing else it did stays
+            // (docs/semantics.md, "Divergence").
+            let mut term = s.term.clone();
+            let mut v: Vec<(&[u16], &Act)> = acts.iter().map(|(p, a)| (&p[..], a)).collect();
+            resolve(&mut term, &mut v, true);
+            let fx = Effects {
+                diverged: true,
+                ..Effects::default()
+            };
+            return (term_state(term, s.beliefs.clone()), fx);
+        }
         (term_state(term, beliefs), std::mem::take(&mut self.fx))
     }
 }
@@ -968,15 +993,22 @@ fn find_target(t: &mut T, target: Target, inst: u32) -> Option<&mut T> {
         T::Then(a, _) | T::Susp(a) | T::Label(_, _, a, _, _) | T::Inst(_, _, _, a) => {
             find_target(a, target, inst)
         }
-        T::Par(xs) | T::Choice(xs) => xs.iter_mut().find_map(|x| find_target(x, target, inst)),
-        T::Intr(a, b) => {
-            if let Some(x) = find_target(a, target, inst) {
+        T::Par(xs) => xs.iter_mut().find_map(|x| find_target(x, target, inst)),
+        // Not started (docs/semantics.md, commands): an unresolved choice's alternatives and the
+        // right side of an interrupt that has not moved hold no target.
+        T::Choice(_) => None,
+        T::Intr(a, _) => find_target(a, target, inst),
+        // The handlers first; then a process that `on stop` or `on resume` handlers set aside,
+        // which is still there like a suspended one. What `on abort` handlers run for is gone.
+        T::Handling(_, cur, after, saved) => {
+            if let Some(x) = find_target(cur, target, inst) {
                 return Some(x);
             }
-            find_target(b, target, inst)
+            match after {
+                After::Suspend | After::Continue => find_target(saved, target, inst),
+                _ => None,
+            }
         }
-        // What handlers run for is gone (aborted) or being set aside (stopped): no target there.
-        T::Handling(_, cur, _, _) => find_target(cur, target, inst),
     }
 }
 
@@ -1049,6 +1081,28 @@ fn fault_running(t: &mut T) {
             fault_running(b);
         }
         T::Handling(_, a, _, _) => fault_running(a),
+    }
+}
+
+/// Faults every thread waiting for a command, wherever it is (inside a stopped process or one
+/// that handlers set aside too): the step diverged, its queued commands are dropped and can no
+/// longer land.
+fn fault_waiting(t: &mut T) {
+    match t {
+        T::Th(th) => {
+            if matches!(th.mode, Mode::Issued(_)) {
+                *t = T::Faulted(Fault::Diverged);
+            }
+        }
+        T::Done | T::Faulted(_) => {}
+        T::Then(a, _) | T::Susp(a) | T::Label(_, _, a, _, _) | T::Inst(_, _, _, a) => {
+            fault_waiting(a)
+        }
+        T::Par(xs) | T::Choice(xs) => xs.iter_mut().for_each(fault_waiting),
+        T::Intr(a, b) | T::Handling(_, a, _, b) => {
+            fault_waiting(a);
+            fault_waiting(b);
+        }
     }
 }
 
@@ -1222,11 +1276,16 @@ fn node_at<'a>(t: &'a T, path: &[u16]) -> Option<&'a T> {
 }
 
 /// Resolves the choices and interrupts on the way to the moving threads and makes them move.
-fn resolve(t: &mut T, acts: &mut [(&[u16], &Act)]) {
+fn resolve(t: &mut T, acts: &mut [(&[u16], &Act)], fault: bool) {
     if acts.is_empty() {
         return;
     }
     if acts.iter().all(|(p, _)| p.is_empty()) {
+        if fault {
+            // The step diverged: what took it faults where it stands.
+            *t = T::Faulted(Fault::Diverged);
+            return;
+        }
         if let T::Th(th) = t {
             for (_, a) in acts.iter() {
                 match a {
@@ -1253,7 +1312,7 @@ fn resolve(t: &mut T, acts: &mut [(&[u16], &Act)]) {
             for a in acts.iter_mut() {
                 a.0 = &a.0[1..];
             }
-            resolve(t, acts);
+            resolve(t, acts, fault);
         }
         T::Intr(l, r) => {
             let i = acts[0].0[0];
@@ -1263,9 +1322,9 @@ fn resolve(t: &mut T, acts: &mut [(&[u16], &Act)]) {
             if i == 1 {
                 let right = std::mem::replace(r.as_mut(), T::Done);
                 *t = right;
-                resolve(t, acts);
+                resolve(t, acts, fault);
             } else {
-                resolve(l, acts);
+                resolve(l, acts, fault);
             }
         }
         T::Par(xs) => {
@@ -1275,14 +1334,14 @@ fn resolve(t: &mut T, acts: &mut [(&[u16], &Act)]) {
                     .filter(|(p, _)| p.first() == Some(&(i as u16)))
                     .map(|(p, a)| (&p[1..], *a))
                     .collect();
-                resolve(x, &mut mine);
+                resolve(x, &mut mine, fault);
             }
         }
         T::Then(a, _) | T::Label(_, _, a, _, _) | T::Inst(_, _, _, a) | T::Handling(_, a, _, _) => {
             for x in acts.iter_mut() {
                 x.0 = &x.0[1..];
             }
-            resolve(a, acts);
+            resolve(a, acts, fault);
         }
         _ => {}
     }

@@ -1,14 +1,17 @@
 //! The long differential run: random projects, `hilbert build`'s prover against the oracle
 //! (oracle/README.md).
 //!
-//! `difftest --seconds N --seed S [--count N] [--no-shrink] [--save DIR] [--avoid A,B|known]`:
-//! generate projects
-//! from seed S on, for N seconds; print the rate, the coverage of the grammar and every
-//! disagreement class with its minimal project (and, with `--save`, write each minimal project
-//! under DIR/<class>/). `difftest --project DIR [AGENT.NAME=VALUE…]`: compare one project.
+//! `difftest --seconds N --seed S [--count N] [--no-shrink] [--save DIR] [--avoid A,B|known]
+//! [--memory MIB] [--stall SECONDS] [--in-process]`: generate projects from seed S on, for N
+//! seconds; print the rate, the coverage of the grammar and every disagreement class with its
+//! minimal project (and, with `--save`, write each minimal project under DIR/<class>/). The
+//! projects run in child processes under a memory bound (default 4096 MiB) and a stall bound
+//! (default 120 s): a project past either, or one that crashes the process, is a class of its
+//! own and the run goes on (`guard.rs`); `--in-process` runs them in this process instead. `difftest --project DIR [AGENT.NAME=VALUE…]`: compare one project.
 //! `difftest --print SEED`: print the project of a seed.
 
 use hilbert_oracle::campaign::{self, Plan};
+use hilbert_oracle::guard;
 use hilbert_oracle::pipeline::{self, Outcome};
 use std::time::Duration;
 
@@ -33,7 +36,7 @@ fn main() {
                 diverging,
             } => {
                 println!(
-                    "{dir}: {compared} theorems compared, {undecided} undecided, {diverging} not compared (a step diverges), {} disagreements",
+                    "{dir}: {compared} theorems compared ({diverging} in scenes where a step diverges), {undecided} undecided, {} disagreements",
                     disagreements.len()
                 );
                 for d in disagreements {
@@ -87,7 +90,32 @@ fn main() {
             .map(|s| s.parse().expect("--max-states N"))
             .unwrap_or(campaign::MAX_STATES),
     };
-    let report = campaign::run(plan, |r| {
+    if args.iter().any(|a| a == "--worker") {
+        // A guarded campaign's child: the report as lines for the parent (guard.rs).
+        let report = campaign::run(plan, |_| {});
+        print!("{}", campaign::encode(&report));
+        return;
+    }
+    if let Some(seed) = value(&args, "--shrink-seed") {
+        // A guarded campaign's child: shrink the project of a seed to a minimal one that still
+        // shows the class, within two minutes.
+        let seed: u64 = seed.parse().expect("--shrink-seed SEED");
+        let class = value(&args, "--class").expect("--class CLASS");
+        let p = hilbert_oracle::generate::project(seed, &mut Default::default(), &plan.avoid);
+        let deadline = std::time::Instant::now() + Duration::from_secs(120);
+        let m = campaign::shrink_within(&p, &class, plan.max_states, plan.shrink, deadline);
+        let found = campaign::Found {
+            class: class.clone(),
+            count: 1,
+            seed,
+            detail: String::new(),
+            minimal: m.sources(),
+            minimal_details: campaign::details(&m.sources(), &class, plan.max_states),
+        };
+        println!("{}", campaign::encode_found(&found));
+        return;
+    }
+    let progress = |r: &campaign::Report| {
         eprintln!(
             "{} generated, {} compared, {} classes, {:.0} s",
             r.generated,
@@ -95,7 +123,19 @@ fn main() {
             r.found.len(),
             r.seconds
         );
-    });
+    };
+    let report = if args.iter().any(|a| a == "--in-process") {
+        campaign::run(plan, progress)
+    } else {
+        let mut bounds = guard::Bounds::default();
+        if let Some(m) = value(&args, "--memory") {
+            bounds.memory_mib = m.parse().expect("--memory MIB");
+        }
+        if let Some(s) = value(&args, "--stall") {
+            bounds.stall = Duration::from_secs(s.parse().expect("--stall SECONDS"));
+        }
+        guard::run(&guard::this_exe(), &plan, &bounds, progress)
+    };
     print!("{}", campaign::text(&report));
     if let Some(dir) = value(&args, "--save") {
         for f in report.found.values() {

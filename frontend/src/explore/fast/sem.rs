@@ -103,6 +103,8 @@ struct Ctx {
     tail_calls: Vec<(u32, u32, Box<[V]>)>,
     fuel: u32,
     depth: u32,
+    /// Whether the step ran out of its fuel or nesting (it diverged).
+    diverged: bool,
 }
 
 impl Ctx {
@@ -115,6 +117,7 @@ impl Ctx {
             tail_calls: Vec::new(),
             fuel: MACRO_STEP_FUEL,
             depth: 0,
+            diverged: false,
         }
     }
 }
@@ -368,10 +371,19 @@ impl<'n> Code<'n> {
     ) -> LStep {
         let acts: Vec<(Vec<u32>, Action)> =
             actions.iter().map(|(p, a)| ((*p).clone(), *a)).collect();
-        let t = self.fire_at(ar, term, &acts, 0);
+        let t = self.fire_at(ar, term, &acts, 0, false);
         let mut ctx = Ctx::new();
         let t = self.run(ar, t, &mut ctx, true);
         let t = self.land_commands(ar, t, &mut ctx);
+        if ctx.diverged {
+            // As the kernel's: the step is taken, its takers fault, nothing else stays.
+            return LStep {
+                event,
+                ops: Vec::new(),
+                overflow: false,
+                next: self.fire_at(ar, term, &acts, 0, true),
+            };
+        }
         LStep {
             event,
             ops: ctx.ops,
@@ -386,10 +398,9 @@ impl<'n> Code<'n> {
         while !ctx.commands.is_empty() {
             let (number, issuer, command, target) = ctx.commands.remove(0);
             if ctx.fuel == 0 {
+                ctx.diverged = true;
                 ctx.commands.clear();
-                return self.map_waiting(ar, term, &mut |ar, _, _| {
-                    ar.mk(self.net, T::Faulted(Fault::Diverged))
-                });
+                return term;
             }
             ctx.fuel -= 1;
             term = self.apply_command(ar, term, issuer, command, target);
@@ -445,11 +456,17 @@ impl<'n> Code<'n> {
         }
     }
 
+    /// As the kernel's `contains`: only the started part of the term (not an unresolved
+    /// choice's alternatives, not an unmoved interrupt's right side).
     fn contains_target(&self, ar: &Overlay, t: Tid, issuer: u32, target: Target) -> bool {
         self.is_target(ar, t, issuer, target)
-            || children(ar.get(t))
-                .into_iter()
-                .any(|c| self.contains_target(ar, c, issuer, target))
+            || match ar.get(t) {
+                T::Choice(_) => false,
+                T::Interrupt(p, _) => self.contains_target(ar, *p, issuer, target),
+                other => children(other)
+                    .into_iter()
+                    .any(|c| self.contains_target(ar, c, issuer, target)),
+            }
     }
 
     fn apply_command(
@@ -465,6 +482,16 @@ impl<'n> Code<'n> {
         }
         let mut done = false;
         let t = ar.get(term).clone();
+        if let T::Choice(_) = t {
+            return term;
+        }
+        if let T::Interrupt(p, q) = t {
+            if !self.contains_target(ar, p, issuer, target) {
+                return term;
+            }
+            let p = self.apply_command(ar, p, issuer, command, target);
+            return ar.mk(self.net, T::Interrupt(p, q));
+        }
         let t = map_children(t, &mut |c| {
             if done || !self.contains_target(ar, c, issuer, target) {
                 c
@@ -601,6 +628,7 @@ impl<'n> Code<'n> {
 
     fn run(&self, ar: &mut Overlay, term: Tid, ctx: &mut Ctx, effects: bool) -> Tid {
         if ctx.depth >= MAX_NESTING {
+            ctx.diverged = true;
             return ar.mk(self.net, T::Faulted(Fault::Diverged));
         }
         let m = ar.meta(term);
@@ -770,6 +798,7 @@ impl<'n> Code<'n> {
                 return ar.mk(self.net, T::Done);
             };
             if ctx.fuel == 0 {
+                ctx.diverged = true;
                 return self.faulted(ar, Fault::Diverged);
             }
             ctx.fuel -= 1;
@@ -1127,8 +1156,12 @@ impl<'n> Code<'n> {
         term: Tid,
         actions: &[(Vec<u32>, Action)],
         depth: usize,
+        fault: bool,
     ) -> Tid {
         if let Some((_, action)) = actions.iter().find(|(p, _)| p.len() == depth) {
+            if fault {
+                return ar.mk(self.net, T::Faulted(Fault::Diverged));
+            }
             return match ar.get(term).clone() {
                 T::Thread {
                     inst,
@@ -1176,7 +1209,7 @@ impl<'n> Code<'n> {
                         (p, a)
                     })
                     .collect();
-                self.fire_at(ar, chosen, &sub, depth)
+                self.fire_at(ar, chosen, &sub, depth, fault)
             }
             T::Interrupt(p, q) => {
                 if actions.iter().any(|(path, _)| path.get(depth) == Some(&1)) {
@@ -1187,9 +1220,9 @@ impl<'n> Code<'n> {
                             (p, a)
                         })
                         .collect();
-                    self.fire_at(ar, q, &sub, depth)
+                    self.fire_at(ar, q, &sub, depth, fault)
                 } else {
-                    let p = self.fire_at(ar, p, &index(0), depth + 1);
+                    let p = self.fire_at(ar, p, &index(0), depth + 1, fault);
                     ar.mk(self.net, T::Interrupt(p, q))
                 }
             }
@@ -1201,7 +1234,7 @@ impl<'n> Code<'n> {
                     if sub.is_empty() {
                         c
                     } else {
-                        self.fire_at(ar, c, &sub, depth + 1)
+                        self.fire_at(ar, c, &sub, depth + 1, fault)
                     }
                 });
                 ar.mk(self.net, t)
