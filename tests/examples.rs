@@ -130,7 +130,7 @@ fn every_example_builds_to_its_expected_theorems_and_the_kernel_agrees() {
 }
 
 #[test]
-fn the_seed_gives_exactly_its_four_theorems_with_the_counts_of_its_state_space() {
+fn the_seed_gives_exactly_its_five_theorems_with_the_counts_of_its_state_space() {
     let out = std::env::temp_dir().join(format!("hilbert-seed-{}", std::process::id()));
     let run = common::hilbert(
         &[
@@ -164,6 +164,7 @@ fn the_seed_gives_exactly_its_four_theorems_with_the_counts_of_its_state_space()
         [
             ("Produce_no_deadlock".to_string(), 5, 4),
             ("Work_live_Produced".to_string(), 5, 4),
+            ("Produce_abortable".to_string(), 5, 4),
             ("Shutdown_no_deadlock".to_string(), 2, 1),
             ("Stop_live_Safe".to_string(), 2, 1),
         ]

@@ -329,6 +329,39 @@ plan Main() : A
     assert_eq!(status(&v, "Main_live_D"), "proved");
 }
 
+// ---------------------------------------------------------------- issue 30: abortable
+
+#[test]
+fn an_abort_handler_stuck_in_some_state_is_refuted_and_one_that_finishes_is_proved() {
+    // The runtime may abort in any state. Child's `on abort` is stuck, and Child is alive
+    // (waiting for its receive) only after the first step: aborting there never finishes.
+    let plans = "plan Child(c: chan Int) : A
+{
+  body ≔ y ← c ; believe x(1)
+  on abort ≔ STOP
+}
+plan Main() : A
+{
+  c : chan Int
+  body ≔ believe done(1) ; (Child(c) ‖ 1 → c) ; believe done(2)
+}
+";
+    let v = verdicts("B(self) done(2)", plans);
+    assert_eq!(status(&v, "Main_live_D"), "proved");
+    assert_eq!(status(&v, "Main_abortable"), "refuted");
+    assert!(
+        v["Main_abortable"]
+            .statement
+            .contains("inevitable(abort(w), finished)")
+    );
+    let plans = plans.replace("on abort ≔ STOP", "on abort ≔ believe x(2)");
+    let v = verdicts("B(self) done(2)", &plans);
+    assert_eq!(status(&v, "Main_abortable"), "proved");
+    // No `on abort` anywhere: no such theorem (an abort ends the plan at once).
+    let v = verdicts("B(self) done(2)", "plan Main() : A ≔ believe done(2)\n");
+    assert!(!v.contains_key("Main_abortable"), "{v:?}");
+}
+
 // ---------------------------------------------------------------- item 8: SKIP means finish
 
 #[test]

@@ -10,6 +10,7 @@
 //! |---|---|
 //! | `Pipeline_no_deadlock` | proved |
 //! | `Work_live_Produced` (`made(k)`) | proved |
+//! | `Pipeline_abortable` (the `on abort` handler finishes from every state) | proved |
 //!
 //! The state space is the ways `n` monotone counters up to `k` can stand, each stage holding a
 //! part or not.

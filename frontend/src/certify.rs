@@ -275,7 +275,7 @@ pub fn certificate(
     sources: &[SourceDigest],
     sem: &Semantics,
     space: &Space,
-    explore_abort: &dyn Fn(Vec<State>) -> Space,
+    explore_abort: &dyn Fn(&mut dyn Iterator<Item = State>) -> Space,
     queries: &mut Vec<hilbert_smt::Query>,
 ) -> Vec<u8> {
     let graph = &space.graph;
@@ -304,14 +304,26 @@ pub fn certificate(
                     },
                 }
             }
-            Kind::Released(_, atom) => {
-                // In the table's order, as the kernel meets them.
-                let starts: Vec<State> = order
+            // A table cut short by a bound is not closed, which the kernel refuses before any
+            // witness: exploring the aborts of every state of it would be work for nothing.
+            Kind::Released(..) | Kind::Abortable if graph.truncated => Witness::Release {
+                obligation: name,
+                states: StateTable::default(),
+                ranks: Vec::new(),
+            },
+            Kind::Released(..) | Kind::Abortable => {
+                // In the table's order, as the kernel meets them: the states believing the atom
+                // (release), or every state (abortable).
+                let from = |i: u32| match &kind {
+                    Kind::Released(_, atom) => graph.beliefs(StateId(i)).contains(atom),
+                    _ => true,
+                };
+                // Streamed: each aborted state is imported as it is made, never all held.
+                let mut starts = order
                     .iter()
-                    .filter(|&&i| graph.beliefs(StateId(i)).contains(&atom))
-                    .map(|&i| sem.abort_root(&state(i as usize)).next)
-                    .collect();
-                let sub = explore_abort(starts);
+                    .filter(|&&i| from(i))
+                    .map(|&i| sem.abort_root(&state(i as usize)).next);
+                let sub = explore_abort(&mut starts);
                 let finished = |s: StateId| sub.graph.finished(s);
                 let sub_order = canonical_order(&sub.graph);
                 let sub_ranks = ranks(&sub.graph, &finished);

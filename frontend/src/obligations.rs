@@ -344,6 +344,8 @@ enum About {
     /// A desire (its index) and its goal as written.
     Live(usize, String),
     Released(Atom),
+    /// Aborting the plan from outside in any reachable state finishes.
+    Abortable,
     /// A tell of a plan, its number, and the handler it is inside, if it is.
     Tell(ir::PlanId, u32, Option<&'static str>),
 }
@@ -406,6 +408,14 @@ fn theorems_of(
                 about: About::Released(atom),
             });
         }
+    }
+    // Abortable, when a plan of the network has an `on abort` handler (the kernel's order).
+    if net.plans.iter().any(|p| p.on_abort.is_some()) {
+        out.push(Spec {
+            name: format!("{plan_name}_abortable"),
+            statement: format!("∀ w, {lc}Reachable(w) ⇒ inevitable(abort(w), finished)"),
+            about: About::Abortable,
+        });
     }
     // Tell feasibility, for every tell of every plan of the network.
     for (pi, code) in net.plans.iter().enumerate() {
@@ -647,7 +657,11 @@ pub fn prove_reusing(
                         }
                     }
                     (None, About::Released(atom)) => {
-                        release(ir, net, &sem, &explored, atom, limits, explorer)
+                        let raised = |s: StateId| graph.beliefs(s).contains(atom);
+                        release(ir, net, &sem, &explored, &raised, limits, explorer)
+                    }
+                    (None, About::Abortable) => {
+                        release(ir, net, &sem, &explored, &|_| true, limits, explorer)
                     }
                     (None, About::Tell(plan, _, Some(h))) => Status::Unproved(format!(
                         "the tell is in the `{h}` handler of `{}`: a handler also runs when an intention is released or stopped at run time, in any state, and those runs are not explored yet",
@@ -668,8 +682,9 @@ pub fn prove_reusing(
                 .iter()
                 .map(|t| t.name.clone())
                 .collect();
-            let explore_abort =
-                |starts: Vec<State>| explore::explore_with(explorer, net, ir_agent, starts, limits);
+            let explore_abort = |starts: &mut dyn Iterator<Item = State>| {
+                explore::explore_with(explorer, net, ir_agent, starts, limits)
+            };
             let clock = std::time::Instant::now();
             let withheld = graph.memory_stop.map(|_| {
                 "no certificate was written: one of the partial table, which the kernel refuses as not closed, would need more memory still".to_string()
@@ -1119,60 +1134,74 @@ fn release_vacuous(
     .with_help("nothing to fix if the belief is a percept; if a plan should raise it, `believe` it there and the release will be proved")
 }
 
-/// `P_released_D`: from every reachable state believing the atom, aborting the plan leads on every
-/// path to the handlers having finished.
+/// `P_released_D` and `Plan_abortable`: from every reachable state `from` picks (those believing
+/// the atom; all), aborting the plan leads on every path to the handlers having finished. One
+/// exploration from all the aborts together, so the cost is linear in the states explored.
 fn release(
     ir: &Ir,
     net: &Network,
     sem: &Semantics,
     explored: &explore::Space,
-    atom: &Atom,
+    from: &dyn Fn(StateId) -> bool,
     limits: Limits,
     explorer: Explorer,
 ) -> Status {
     let graph = &explored.graph;
-    let raised: Vec<StateId> = (0..graph.len() as u32)
+    let origins: Vec<StateId> = (0..graph.len() as u32)
         .map(StateId)
-        .filter(|&s| graph.beliefs(s).contains(atom))
+        .filter(|&s| from(s))
         .collect();
-    for &s in &raised {
-        let aborted = sem.abort_root(&explored.state(s));
-        let sub = explore::explore_with(explorer, net, sem.agent(), vec![aborted.next], limits);
-        let sub = &sub.graph;
-        if sub.truncated {
-            return Status::Unproved(truncation("the exploration after the abort", sub, limits));
-        }
-        let finished = |t: StateId| sub.finished(t);
-        if let Err(v) = inevitable(sub, &finished) {
-            let mut cex = path_cex(ir, net, graph, s, None, String::new());
-            cex.steps.push(CexStep {
-                process: "(commitment law)".into(),
-                event: format!("abort {}", net.plan(net.root).name),
-                beliefs_added: aborted
-                    .effects
-                    .added
-                    .iter()
-                    .map(|a| show_atom(ir, net, a))
-                    .collect(),
-                beliefs_removed: aborted
-                    .effects
-                    .removed
-                    .iter()
-                    .map(|a| show_atom(ir, net, a))
-                    .collect(),
-            });
-            let tail = violation_cex(ir, net, sub, v, "the handlers finishing");
-            if let Some(k) = tail.cycle_from {
-                cex.cycle_from = Some(cex.steps.len() + k);
-            }
-            cex.steps.extend(tail.steps);
-            cex.conclusion = tail
-                .conclusion
-                .replace("the plan", "after the abort, the plan");
-            return Status::Refuted(cex);
-        }
+    // Streamed into the explorer, which keeps each in its compact form: the aborted states are
+    // never all held as terms and belief sets at once.
+    let abort = |s: StateId| sem.abort_root(&explored.state(s));
+    let starts = origins.iter().map(|&s| abort(s).next);
+    let space = explore::explore_with(explorer, net, sem.agent(), starts, limits);
+    let sub = &space.graph;
+    if sub.truncated {
+        return Status::Unproved(truncation("the exploration after the abort", sub, limits));
     }
-    Status::Proved
+    let finished = |t: StateId| sub.finished(t);
+    let Err(v) = inevitable(sub, &finished) else {
+        return Status::Proved;
+    };
+    // The abort the violation is reached from (shortest paths run from the starts).
+    let at = match &v {
+        Violation::Terminal(t) | Violation::Cycle(t, _) => *t,
+    };
+    let start = path_to(sub, at).first().map_or(at, |&(s, _)| s);
+    let start_state = space.state(start);
+    let (s, aborted) = origins
+        .iter()
+        .map(|&s| (s, abort(s)))
+        .find(|(_, a)| a.next == start_state)
+        .unwrap_or_else(|| (origins[0], abort(origins[0])));
+    let aborted = &aborted;
+    let mut cex = path_cex(ir, net, graph, s, None, String::new());
+    cex.steps.push(CexStep {
+        process: "(commitment law)".into(),
+        event: format!("abort {}", net.plan(net.root).name),
+        beliefs_added: aborted
+            .effects
+            .added
+            .iter()
+            .map(|a| show_atom(ir, net, a))
+            .collect(),
+        beliefs_removed: aborted
+            .effects
+            .removed
+            .iter()
+            .map(|a| show_atom(ir, net, a))
+            .collect(),
+    });
+    let tail = violation_cex(ir, net, sub, v, "the handlers finishing");
+    if let Some(k) = tail.cycle_from {
+        cex.cycle_from = Some(cex.steps.len() + k);
+    }
+    cex.steps.extend(tail.steps);
+    cex.conclusion = tail
+        .conclusion
+        .replace("the plan", "after the abort, the plan");
+    Status::Refuted(cex)
 }
 
 /// `Plan_tell_feasible_N`: every execution of that tell is feasible.

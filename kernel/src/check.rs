@@ -142,6 +142,9 @@ pub enum Kind {
     Live(usize),
     /// `P_released_D`: the desire's index and its constant impossible atom.
     Released(usize, Atom),
+    /// `Plan_abortable`: aborting the plan from outside, in any reachable state, leads on every
+    /// path to its handlers having finished (a network one of whose plans has `on abort`).
+    Abortable,
     /// `Plan_tell_feasible_N`.
     TellFeasible(PlanId, u32),
     /// `Plan_tell_feasible_N` of a tell inside a handler: never proved (`tell.handler`), as the
@@ -241,6 +244,11 @@ pub fn obligations(ir: &Ir, n: usize) -> Result<Vec<(String, Kind)>, String> {
                 ));
             }
         }
+    }
+    // The runtime may abort an intention in any state (its goal achieved, believed impossible,
+    // or no longer desired): where a handler runs then, that it finishes is a theorem.
+    if net.plans.iter().any(|p| p.on_abort.is_some()) {
+        out.push((format!("{}_abortable", root.name), Kind::Abortable));
     }
     for (pi, code) in net.plans.iter().enumerate() {
         let handlers = [code.on_stop, code.on_resume, code.on_abort];
@@ -1380,7 +1388,12 @@ fn check_witness(
             check_ranking(c, &ranks, &[0], &goal, oblig, "ranking")
         }
         (Kind::Released(_, atom), Witness::Release { states, ranks, .. }) => {
-            check_release(sem, c, atom, states, ranks, oblig, budget)
+            let t = &c.table;
+            let raised = |i: usize| t.beliefs_of_set(t.set_of[i]).contains(atom);
+            check_release(sem, c, &raised, states, ranks, oblig, budget)
+        }
+        (Kind::Abortable, Witness::Release { states, ranks, .. }) => {
+            check_release(sem, c, &|_| true, states, ranks, oblig, budget)
         }
         (Kind::TellFeasible(plan, k), Witness::TellFeasible { .. }) => {
             check_tells(c, *plan, *k, oblig)
@@ -1481,13 +1494,13 @@ fn check_ranking(
     Verdict::Proved
 }
 
-/// Release: from every state believing the atom, the abort leads into the witness's table,
-/// which is exactly the states reachable from those aborts (in breadth-first order from them)
-/// and ranked towards finishing.
+/// Release (and abortable): from every state `from` picks (those believing the atom; all), the
+/// abort leads into the witness's table, which is exactly the states reachable from those aborts
+/// (in breadth-first order from them) and ranked towards finishing.
 fn check_release(
     sem: &Semantics,
     c: &Closed,
-    atom: &Atom,
+    from: &dyn Fn(usize) -> bool,
     table: &StateTable,
     ranks: &[u64],
     oblig: &str,
@@ -1500,7 +1513,7 @@ fn check_release(
     let t = &c.table;
     let mut starts = Vec::new();
     for i in 0..t.len() {
-        if !t.beliefs_of_set(t.set_of[i]).contains(atom) || !budget.spend(t.cost(i)) {
+        if !from(i) || !budget.spend(t.cost(i)) {
             continue;
         }
         let s = t.state(i);

@@ -77,8 +77,14 @@ fn is_ranking(w: &Witness) -> bool {
     matches!(w, Witness::Ranking { .. })
 }
 
+/// A release witness of a `_released_` theorem (its starts: the states believing the atom).
 fn is_release(w: &Witness) -> bool {
-    matches!(w, Witness::Release { .. })
+    matches!(w, Witness::Release { obligation, .. } if obligation.contains("_released_"))
+}
+
+/// A release witness of an `_abortable` theorem (its starts: every state).
+fn is_abortable(w: &Witness) -> bool {
+    matches!(w, Witness::Release { obligation, .. } if obligation.ends_with("_abortable"))
 }
 
 /// The network's edges as the reference explorer finds them; its states are in the
@@ -823,6 +829,25 @@ fn mutations() -> Vec<Mutation> {
             },
         },
         Mutation {
+            // Every state of the main table is a start: the dropped state is refused where an
+            // abort leads to it (`release.start`) or where a step does (`release.closed`).
+            name: "drop the last state of an abortable witness",
+            want: Want::Refused(None),
+            make: |b, body| {
+                let Some(w) = proved_witness(b, body, is_abortable) else {
+                    return Vec::new();
+                };
+                let mut body = body.clone();
+                if let Witness::Release { states, ranks, .. } = &mut body.witnesses[w] {
+                    let mut all = table_states(states).expect("the abortable table decodes");
+                    all.pop();
+                    *states = state_table(&all);
+                    ranks.pop();
+                }
+                one(body)
+            },
+        },
+        Mutation {
             name: "swap the last two states of a release witness (re-encoded canonically)",
             want: Want::Refused(Some("states.order")),
             make: |b, body| {
@@ -1026,7 +1051,8 @@ fn mutations() -> Vec<Mutation> {
             },
         },
         Mutation {
-            name: "make a proved tell's code also a plan's `on abort` handler",
+            // `on stop`: an `on abort` handler would add the abortable obligation as well.
+            name: "make a proved tell's code also a plan's `on stop` handler",
             want: Want::Refused(Some("tell.handler")),
             make: |b, body| {
                 let n = body.network as usize;
@@ -1034,7 +1060,7 @@ fn mutations() -> Vec<Mutation> {
                 for i in proved_tells(b, body) {
                     let mut m = body.clone();
                     for p in &mut m.ir.networks[n].plans {
-                        p.on_abort = Some(hilbert_certificates::ir::NodeId(i as u32));
+                        p.on_stop = Some(hilbert_certificates::ir::NodeId(i as u32));
                     }
                     out.push(with_ir(m));
                 }

@@ -38,6 +38,8 @@ pub enum Kind {
     Live,
     /// `P_released_D`.
     Released,
+    /// `Plan_abortable`.
+    Abortable,
     /// `Plan_tell_feasible_N`.
     Tell,
 }
@@ -265,6 +267,22 @@ fn network_plans(m: &Model, root: PlanId) -> Vec<PlanId> {
     out
 }
 
+/// Whether every path from every start (aborted states) reaches the end: proved, refuted, or
+/// too big for the bound.
+fn all_finish(mc: &mut Machine, starts: Vec<State>, max_states: usize) -> Verdict {
+    let h = search(mc, starts, max_states);
+    if h.too_big {
+        return Verdict::Unproved(format!("too big: more than {max_states} states"));
+    }
+    let all: Vec<u32> = (0..h.states.len() as u32).collect();
+    let (fails, _) = avoids(&h, &all, &|i| h.states[i].term != T::Done);
+    if fails {
+        Verdict::Refuted(None)
+    } else {
+        Verdict::Proved
+    }
+}
+
 /// The constant atom of an `impossible` condition that is one belief with constant arguments.
 fn constant_atom(e: &Ex, env: &Env) -> Option<(Sym, Vec<Val>)> {
     let Ex::Believes(None, f, args) = e else {
@@ -467,18 +485,7 @@ pub fn decide(m: &Model, a: usize, b: usize, max_states: usize) -> Network {
                         .map(|s| mc.abort_scene(s).0)
                         .collect();
                     reachable = !starts.is_empty();
-                    let h = search(&mut mc, starts, max_states);
-                    if h.too_big {
-                        Verdict::Unproved(format!("too big: more than {max_states} states"))
-                    } else {
-                        let all: Vec<u32> = (0..h.states.len() as u32).collect();
-                        let (fails, _) = avoids(&h, &all, &|i| h.states[i].term != T::Done);
-                        if fails {
-                            Verdict::Refuted(None)
-                        } else {
-                            Verdict::Proved
-                        }
-                    }
+                    all_finish(&mut mc, starts, max_states)
                 }
                 _ => unreachable!(),
             };
@@ -489,6 +496,27 @@ pub fn decide(m: &Model, a: usize, b: usize, max_states: usize) -> Network {
                 atom_reachable: reachable,
             });
         }
+    }
+    // docs/language.md §4: where a plan of the network has an `on abort` handler, aborting
+    // the scene from outside in every reachable state must lead on every path to its end.
+    if plans
+        .iter()
+        .any(|&p| m.plans[p as usize].handlers[2].is_some())
+    {
+        let verdict = match (&why, &g) {
+            (Some(w), _) => Verdict::Unproved(w.clone()),
+            (None, Some(g)) => {
+                let starts: Vec<State> = g.states.iter().map(|s| mc.abort_scene(s).0).collect();
+                all_finish(&mut mc, starts, max_states)
+            }
+            _ => unreachable!(),
+        };
+        out.theorems.push(Theorem {
+            name: format!("{}_abortable", m.plans[plan as usize].name),
+            kind: Kind::Abortable,
+            verdict,
+            atom_reachable: false,
+        });
     }
     for &p in &plans {
         for n in 1..=m.plans[p as usize].tells {

@@ -272,6 +272,8 @@ fn kind_of(name: &str) -> Kind {
         Kind::Live
     } else if name.contains("_released_") {
         Kind::Released
+    } else if name.ends_with("_abortable") {
+        Kind::Abortable
     } else {
         Kind::Tell
     }

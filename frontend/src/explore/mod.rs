@@ -324,7 +324,7 @@ pub fn explore_with(
     explorer: Explorer,
     net: &Network,
     agent: &Agent,
-    starts: Vec<State>,
+    starts: impl IntoIterator<Item = State>,
     limits: Limits,
 ) -> Space {
     match explorer {

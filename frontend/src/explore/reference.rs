@@ -8,7 +8,11 @@ use std::collections::HashMap;
 
 /// Explores from `starts` (breadth-first, so the first path found to a state is a shortest one).
 /// Returns the graph and the states themselves, indexed like the graph.
-pub fn explore(sem: &Semantics, starts: Vec<State>, limits: Limits) -> (Graph, Vec<State>) {
+pub fn explore(
+    sem: &Semantics,
+    starts: impl IntoIterator<Item = State>,
+    limits: Limits,
+) -> (Graph, Vec<State>) {
     let mut graph = Graph::default();
     let mut states: Vec<State> = Vec::new();
     let mut index: HashMap<State, StateId> = HashMap::new();
@@ -40,9 +44,10 @@ pub fn explore(sem: &Semantics, starts: Vec<State>, limits: Limits) -> (Graph, V
         states.push(s);
         Some(id)
     };
+    let mut is_start = std::collections::HashSet::new();
     for s in starts {
         if let Some(id) = add(s, &mut graph, &mut states)
-            && !graph.starts.contains(&id)
+            && is_start.insert(id)
         {
             graph.starts.push(id);
         }

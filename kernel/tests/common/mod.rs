@@ -266,10 +266,13 @@ pub fn claim_holds(body: &Body) -> Option<bool> {
                     && agent.attention_unset_param().is_some();
                 desire.params_used.is_empty() && !attention_unknown && inevitable(&graph, &goal)[0]
             }
-            Kind::Released(_, atom) => {
+            Kind::Released(..) | Kind::Abortable => {
                 let starts: Vec<State> = states
                     .iter()
-                    .filter(|s| s.beliefs.contains(&atom))
+                    .filter(|s| match &kind {
+                        Kind::Released(_, atom) => s.beliefs.contains(atom),
+                        _ => true,
+                    })
                     .map(|s| sem.abort_root(s).next)
                     .collect();
                 let (sub, sub_states) = reference::explore(&sem, starts, limits);

@@ -447,7 +447,12 @@ const OVERLAY_WORDS: usize = 1 << 22;
 /// Explores `net` (whose agent is `agent`) from `starts`, breadth-first, with the same result
 /// as [`super::reference::explore`]: the same states with the same ids, the same transitions in
 /// the same order, the same truncation at `limits.max_states`.
-pub fn explore(net: &Network, agent: &Agent, starts: Vec<State>, limits: Limits) -> Explored {
+pub fn explore(
+    net: &Network,
+    agent: &Agent,
+    starts: impl IntoIterator<Item = State>,
+    limits: Limits,
+) -> Explored {
     let _ = agent;
     let mut g = Global {
         code: Code::new(net),
@@ -466,6 +471,7 @@ pub fn explore(net: &Network, agent: &Agent, starts: Vec<State>, limits: Limits)
         visited: Visited::default(),
         graph: Graph::default(),
     };
+    let mut is_start = std::collections::HashSet::new();
     for s in starts {
         let term = g.import_term(&s.term);
         let mut bits = Bits::new();
@@ -481,7 +487,7 @@ pub fn explore(net: &Network, agent: &Agent, starts: Vec<State>, limits: Limits)
         let key = ((term as u64) << 32) | set as u64;
         if let Some(id) = g.add(key, limits) {
             let id = StateId(id);
-            if !g.graph.starts.contains(&id) {
+            if is_start.insert(id) {
                 g.graph.starts.push(id);
             }
         }
