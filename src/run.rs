@@ -46,6 +46,18 @@ pub struct RunArgs {
     /// agents read must have one.
     #[arg(long = "param", value_name = "NAME=VALUE", value_parser = crate::build::parse_param)]
     params: Vec<hilbert_frontend::ParamSpec>,
+    /// The most cycles the run may take, whatever the scenario's `cycles`: past it the run
+    /// stops (between rounds), says so, ends its journal with the bound and exits 2.
+    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    max_cycles: u64,
+    /// The most plan steps the run may take in all (every agent's): once a round passes it the
+    /// run stops there, says so, ends its journal with the bound and exits 2.
+    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    max_steps: u64,
+    /// The most states each plan network's proof before the run may explore (as `hilbert
+    /// build --max-states`): a network with more is not admitted, and the reason says so.
+    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    max_states: usize,
     /// The timeout of each Z3 query of the check before the run, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 10_000)]
     smt_timeout: u32,
@@ -104,7 +116,7 @@ struct Ready {
 /// Why the kernel has not admitted the plan networks of `agents` (empty: it admitted every
 /// one). The networks are explored and proved as `hilbert build` does, and each certificate is
 /// handed to the kernel, which alone decides; a binding to host code cannot be admitted.
-fn not_admitted(ready: &Ready, agents: &[String]) -> Vec<String> {
+fn not_admitted(ready: &Ready, agents: &[String], max_states: usize) -> Vec<String> {
     use hilbert_certificates::cert::SourceDigest;
     use hilbert_kernel::check::{Expected, Verdict};
     let digests: Vec<SourceDigest> = ready
@@ -119,9 +131,19 @@ fn not_admitted(ready: &Ready, agents: &[String]) -> Vec<String> {
         &digests,
         hilbert_frontend::explore::Limits {
             max_memory: hilbert_frontend::memory::default_limit(),
+            max_states,
             ..Default::default()
         },
     );
+    // Why a theorem was left unproved (a bound passed): said with the kernel's word.
+    let unproved = |network: &str| -> Option<String> {
+        proofs.theorems.iter().find_map(|t| match &t.status {
+            hilbert_frontend::obligations::Status::Unproved(why) if t.network == network => {
+                Some(why.clone())
+            }
+            _ => None,
+        })
+    };
     let mut reasons = Vec::new();
     for (ai, agent) in ready.checked.program.agents.iter().enumerate() {
         if !agents.contains(&agent.name) {
@@ -161,10 +183,11 @@ fn not_admitted(ready: &Ready, agents: &[String]) -> Vec<String> {
                 .map(|(n, _)| n.as_str())
                 .collect();
             if !refused.is_empty() || report.admitted.is_none() {
-                reasons.push(format!(
-                    "{name}: the kernel did not admit {}",
-                    refused.join(", ")
-                ));
+                let mut reason = format!("{name}: the kernel did not admit {}", refused.join(", "));
+                if let Some(why) = unproved(&name) {
+                    reason.push_str(&format!(" (unproved: {why})"));
+                }
+                reasons.push(reason);
             }
         }
     }
@@ -406,7 +429,7 @@ pub fn run(args: &RunArgs) -> u8 {
         }
     };
     // Only plans the kernel has admitted run, unless the user says otherwise, on the record.
-    let reasons = not_admitted(&ready, &args.agent);
+    let reasons = not_admitted(&ready, &args.agent, args.max_states);
     if !reasons.is_empty() && !args.unverified {
         let mut text = String::from(
             "error: `hilbert run` runs only plans the kernel has admitted, and it has not admitted these:\n",
@@ -497,10 +520,37 @@ pub fn run(args: &RunArgs) -> u8 {
     }
     let several = args.agent.len() > 1;
     let mut entries = 0u64;
+    // The run's bounds, checked between rounds like SIGINT: which one stopped it, if one did.
+    let steps = std::cell::Cell::new(0u64);
+    let bound = std::cell::Cell::new(None::<String>);
+    let cycles = system.agents.first().map_or(0, |a| a.cycles());
     let ended = system.run_with(
-        &|_| interrupted.load(std::sync::atomic::Ordering::Relaxed),
+        &|rounds| {
+            if interrupted.load(std::sync::atomic::Ordering::Relaxed) {
+                return true;
+            }
+            if rounds >= args.max_cycles && rounds < cycles {
+                bound.set(Some(format!(
+                    "--max-cycles {}: the scenario asks for {cycles} cycles",
+                    args.max_cycles
+                )));
+                return true;
+            }
+            if steps.get() > args.max_steps {
+                bound.set(Some(format!(
+                    "--max-steps {}: the plans took {} steps",
+                    args.max_steps,
+                    steps.get()
+                )));
+                return true;
+            }
+            false
+        },
         &mut |e: Entry| {
             entries += 1;
+            if matches!(e.event, Event::Step { .. }) {
+                steps.set(steps.get() + 1);
+            }
             let line = serde_json::to_string(&e).unwrap_or_default() + "\n";
             out.journal(&line)?;
             match args.format {
@@ -522,10 +572,11 @@ pub fn run(args: &RunArgs) -> u8 {
         }
         Ok(hilbert_runtime::Ended::Finished { .. }) => 0,
         Ok(hilbert_runtime::Ended::Stopped { rounds }) => {
+            let passed = bound.take();
             let stop = journal::Interrupted {
                 interrupted: journal::Stop {
                     rounds,
-                    reason: "SIGINT".into(),
+                    reason: passed.clone().unwrap_or_else(|| "SIGINT".into()),
                 },
             };
             let line = serde_json::to_string(&stop).unwrap_or_default() + "\n";
@@ -537,15 +588,40 @@ pub fn run(args: &RunArgs) -> u8 {
                     "choose a writable path for --journal",
                 );
             }
-            match args.format {
-                TraceFormat::Json => out.show(&line),
-                TraceFormat::Human => out.show(&format!(
-                    "interrupted (SIGINT) after {rounds} round{} and {entries} entr{}; the journal replays up to here\n",
-                    if rounds == 1 { "" } else { "s" },
-                    if entries == 1 { "y" } else { "ies" },
+            let (rs, es) = (
+                if rounds == 1 { "" } else { "s" },
+                if entries == 1 { "y" } else { "ies" },
+            );
+            match (args.format, &passed) {
+                (TraceFormat::Json, _) => out.show(&line),
+                (TraceFormat::Human, None) => out.show(&format!(
+                    "interrupted (SIGINT) after {rounds} round{rs} and {entries} entr{es}; the journal replays up to here\n",
+                )),
+                (TraceFormat::Human, Some(why)) => out.show(&format!(
+                    "stopped: the run passed {why}, after {rounds} round{rs} and {entries} entr{es}; the journal replays up to here\n",
                 )),
             }
-            EXIT_INTERRUPTED
+            match passed {
+                None => EXIT_INTERRUPTED,
+                Some(why) => {
+                    if let Err(e) = out.finish() {
+                        return output::fail(
+                            output::Kind::Output,
+                            &e,
+                            "choose a writable path for --journal",
+                        );
+                    }
+                    // A resource bound passed (exit code 2), said on standard error; the
+                    // journal and the trace already end with it.
+                    use std::io::Write;
+                    let bound = why.split(' ').next().unwrap_or_default();
+                    let _ = writeln!(
+                        std::io::stderr(),
+                        "error: the run passed a bound ({why}) and stopped there\n  = help: raise {bound} (or shorten the scenario) if the run should go on; `hilbert replay` replays it up to there"
+                    );
+                    return crate::EXIT_USAGE;
+                }
+            }
         }
     };
     if let Err(e) = out.finish() {
@@ -696,6 +772,16 @@ pub fn trace_line(e: &Entry, agents: bool) -> String {
                 )
             }
             Event::Ended { intention, plan } => format!("ended #{intention} {plan}"),
+            Event::Stuck {
+                intention,
+                plan,
+                desire,
+                during,
+                state,
+            } => format!(
+                "stuck #{intention} {plan} ({desire}) in {during}: {}",
+                state.join("; ")
+            ),
             Event::Reward {
                 plan,
                 value,

@@ -188,7 +188,15 @@ fn journal_lines_of_every_example_conform() {
         }
     }
     // The examples exercise most kinds of entry; each one seen conformed.
-    for k in ["percept", "deliberate", "adopt", "release", "step", "ended"] {
+    for k in [
+        "percept",
+        "deliberate",
+        "adopt",
+        "release",
+        "step",
+        "ended",
+        "stuck",
+    ] {
         assert!(
             kinds.contains(k),
             "no `{k}` entry in any example: {kinds:?}"

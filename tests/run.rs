@@ -552,3 +552,144 @@ fn a_scenario_is_an_object_and_events_past_the_last_cycle_are_said() {
         run.stderr
     );
 }
+
+fn entries(journal: &str) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(journal)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_stuck_abort_handler_is_said_once_with_its_state_and_never_released_twice() {
+    // The hot reading (seed 0) makes `Melted` impossible; the abort handler then waits on
+    // `coolant` forever (issue 30: the journal released intention #1 twice).
+    let journal = journal_path("stuck-handler");
+    let run = hilbert(
+        &[
+            "run",
+            "examples/abort-handler-stuck",
+            "--agent",
+            "Smelter",
+            "--unverified",
+            "--journal",
+            &journal,
+        ],
+        None,
+    );
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    let lines = entries(&journal);
+    let releases: Vec<&serde_json::Value> =
+        lines.iter().filter(|e| e["kind"] == "release").collect();
+    assert_eq!(releases.len(), 1, "{releases:?}");
+    assert_eq!(releases[0]["reason"], "impossible");
+    let stuck: Vec<&serde_json::Value> = lines.iter().filter(|e| e["kind"] == "stuck").collect();
+    assert_eq!(stuck.len(), 1, "{lines:?}");
+    assert!(
+        stuck[0]["during"]
+            .as_str()
+            .unwrap()
+            .contains("on abort handlers (released: impossible)"),
+        "{}",
+        stuck[0]
+    );
+    let state: Vec<&str> = stuck[0]["state"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    assert!(
+        state
+            .iter()
+            .any(|s| s.contains("waits to receive on coolant")),
+        "{state:?}"
+    );
+    assert!(
+        state.iter().any(|s| s.contains("overheated(1)")),
+        "{state:?}"
+    );
+    assert!(
+        run.stdout
+            .contains("stuck #1 Smelt (Melted) in its on abort handlers")
+    );
+    let replay = hilbert(&["replay", &journal], None);
+    assert_eq!(replay.code, Some(0), "{}", replay.stdout);
+    let _ = std::fs::remove_file(&journal);
+}
+
+/// A pump whose plan counts doses for ever when `dose` is never reached (`dose=-1`).
+fn endless_pump() -> common::TempDir {
+    common::TempDir::with_files(&[
+        (
+            "Pump.ha",
+            b"agent Pump(dose: Int) : Agency\n{\n  belief delivered(n: Int)\n  desire Infused reachable by [Infuse]\n  commit single_minded\n  attention Infusing initially\n  intend Infuse for Infused when \xc2\xac B(self) delivered(dose)\n  achieved Infused when B(self) delivered(dose)\n  plan Infuse \xe2\x86\xa6 Line.Drip(dose)\n}\n",
+        ),
+        (
+            "Line.hk",
+            "plan Drip(dose: Int) : Pump\n{\n  tick : chan Int\n  body ≔ Clock(tick) ‖ Step(1, dose, tick)\n}\n\nplan Clock(tick: chan Int) : Pump ≔ 1 → tick ; Clock(tick)\n\nplan Step(k: Int, dose: Int, tick: chan Int) : Pump\n  ≔ t ← tick ; forget delivered(k - 1) ; believe delivered(k) ; match k = dose { when true ↦ SKIP  other ↦ Step(k + 1, dose, tick) }\n".as_bytes(),
+        ),
+        ("long.json", br#"{"cycles": 500}"#),
+    ])
+}
+
+#[test]
+fn a_run_is_bounded_and_says_which_bound_it_passed() {
+    let p = endless_pump();
+    let journal = journal_path("bounded");
+    let base = [
+        "run",
+        &p.path(),
+        "--agent",
+        "Pump",
+        "--param",
+        "dose=-1",
+        "--unverified",
+        "--max-states",
+        "200",
+        "--journal",
+        &journal,
+    ];
+    // The proof before the run is bounded too, and its reason names the bound.
+    let mut args = base.to_vec();
+    args.extend(["--max-steps", "5"]);
+    let run = hilbert(&args, None);
+    assert_eq!(run.code, Some(2), "{}{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("--max-states 200"), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("stopped: the run passed --max-steps 5: the plans took 6 steps"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stderr.contains("raise --max-steps"), "{}", run.stderr);
+    let last = std::fs::read_to_string(&journal).unwrap();
+    let last: serde_json::Value = serde_json::from_str(last.lines().last().unwrap()).unwrap();
+    assert!(
+        last["interrupted"]["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("--max-steps 5"),
+        "{last}"
+    );
+    let replay = hilbert(&["replay", &journal], None);
+    assert_eq!(replay.code, Some(0), "{}", replay.stdout);
+
+    let scenario = p.join("long.json");
+    let mut args = base.to_vec();
+    args.extend(["--max-cycles", "3", "--scenario", &scenario]);
+    let run = hilbert(&args, None);
+    assert_eq!(run.code, Some(2), "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout
+            .contains("the run passed --max-cycles 3: the scenario asks for 500 cycles"),
+        "{}",
+        run.stdout
+    );
+    let replay = hilbert(&["replay", &journal], None);
+    assert_eq!(replay.code, Some(0), "{}", replay.stdout);
+    assert!(replay.stdout.contains("up to round 3"), "{}", replay.stdout);
+    let _ = std::fs::remove_file(&journal);
+}

@@ -119,6 +119,23 @@ pub enum Event {
         /// For `impossible`: the rule's `because`.
         because: Option<String>,
     },
+    /// A plan can never move again although it has not ended: no process can move, in its body
+    /// or in the handlers a command started. Said once, with where it is stuck; a plan stuck
+    /// while it runs is then released (`plan stuck`), and one stuck in its `on abort`
+    /// handlers, already released, is dropped with them unfinished (never released twice).
+    Stuck {
+        /// The intention.
+        intention: u64,
+        /// The plan.
+        plan: String,
+        /// The desire.
+        desire: String,
+        /// What was running: `the plan`, or `its on abort handlers (released: REASON)`.
+        during: String,
+        /// The state it is stuck in: one line per process that has not ended (its instance and
+        /// what it waits on), then the beliefs the plan reads.
+        state: Vec<String>,
+    },
     /// A plan command from the runtime: `abort`, `stop` or `resume`.
     Command {
         /// The intention.
