@@ -194,11 +194,33 @@ fn not_admitted(ready: &Ready, agents: &[String], max_states: usize) -> Vec<Stri
     reasons
 }
 
-/// The scenario's parameter values as `--param` specs.
+/// Every agent parameter the IR was lowered with a value for, as `AGENT.NAME` and its typed value.
+fn used_params(
+    ir: &hilbert_certificates::ir::Ir,
+) -> std::collections::BTreeMap<String, hilbert_runtime::ParamValue> {
+    use hilbert_certificates::ir::Literal;
+    use hilbert_runtime::ParamValue;
+    let mut out = std::collections::BTreeMap::new();
+    for agent in &ir.agents {
+        for ((name, _), value) in agent.params.iter().zip(&agent.args) {
+            let value = match value {
+                Some(Literal::Int(n)) => ParamValue::Int(*n),
+                Some(Literal::Bool(b)) => ParamValue::Bool(*b),
+                Some(Literal::Str(s)) => ParamValue::Str(s.clone()),
+                None => continue,
+            };
+            out.insert(format!("{}.{name}", agent.name), value);
+        }
+    }
+    out
+}
+
+/// The scenario's parameter values as `--param` specs: every `NAME` before every `AGENT.NAME`,
+/// so that the value for one agent wins over the value for all.
 fn scenario_params(scenario: &Scenario) -> Result<Vec<ParamSpec>, u8> {
-    scenario
-        .params
-        .iter()
+    let (all, one): (Vec<_>, Vec<_>) = scenario.params.iter().partition(|(k, _)| !k.contains('.'));
+    all.into_iter()
+        .chain(one)
         .map(|(k, v)| ParamSpec::parse(&format!("{k}={}", v.text())))
         .collect::<Result<_, _>>()
         .map_err(|e| {
@@ -215,13 +237,7 @@ fn scenario_params(scenario: &Scenario) -> Result<Vec<ParamSpec>, u8> {
 fn load_ir(paths: &[String], params: &[ParamSpec], smt: hilbert_smt::Options) -> Result<Ready, u8> {
     let loaded = project::load(paths).map_err(|e| output::load_error(&e))?;
     let inputs = digests(&loaded);
-    let checked = hilbert_frontend::check_project_params(&loaded, smt, params).map_err(|e| {
-        output::fail(
-            output::Kind::Usage,
-            &e,
-            "name a parameter the agent declares, with a value of its type: --param line=\"A\"",
-        )
-    })?;
+    let checked = crate::check::check_with_params(&loaded, smt, params)?;
     let has_errors = checked.has_errors();
     let Some(ir) = checked.ir.clone().filter(|_| !has_errors) else {
         let mut text = String::new();
@@ -327,18 +343,7 @@ pub fn run(args: &RunArgs) -> u8 {
             },
         },
     };
-    // The values the run is lowered with: the scenario's, then --param's (which the journal's
-    // scenario records, so that a replay lowers the same IR).
     let mut scenario = scenario;
-    for p in &args.params {
-        let key = match &p.agent {
-            Some(a) => format!("{a}.{}", p.name),
-            None => p.name.clone(),
-        };
-        scenario
-            .params
-            .insert(key, hilbert_runtime::ParamValue::Str(p.value.clone()));
-    }
     // Events after the last cycle never happen: said, not silently dropped.
     let late = scenario
         .events
@@ -355,10 +360,15 @@ pub fn run(args: &RunArgs) -> u8 {
             if cycles == 1 { "" } else { "s" },
         );
     }
-    let specs = match scenario_params(&scenario) {
+    // The values the run is lowered with: the scenario's, then --param's, which win (a later
+    // value of a parameter replaces an earlier one; within each, `AGENT.NAME` after `NAME`).
+    let mut specs = match scenario_params(&scenario) {
         Ok(s) => s,
         Err(code) => return code,
     };
+    let mut given = args.params.clone();
+    given.sort_by_key(|p| p.agent.is_some());
+    specs.extend(given);
     let smt = hilbert_smt::Options {
         timeout_ms: args.smt_timeout,
         budget_ms: Some(args.smt_budget),
@@ -411,6 +421,9 @@ pub fn run(args: &RunArgs) -> u8 {
             &hint,
         );
     }
+    // The journal's scenario records the values the run used, typed, one key form: `AGENT.NAME`
+    // for every parameter with a value, so that a replay lowers the same IR.
+    scenario.params = used_params(&ready.ir);
     let (ir, sources) = (&ready.ir, ready.sources.clone());
     let mut system = match System::new(
         ir,
