@@ -434,11 +434,7 @@ pub fn run(args: &RunArgs) -> u8 {
     ) {
         Ok(a) => a,
         Err(e) => {
-            return output::fail(
-                output::Kind::Usage,
-                &e.0,
-                "check the agent's name and the scenario's atoms",
-            );
+            return output::fail(output::Kind::Usage, &e.0, run_error_hint(&e.0));
         }
     };
     // Only plans the kernel has admitted run, unless the user says otherwise, on the record.
@@ -645,6 +641,17 @@ pub fn run(args: &RunArgs) -> u8 {
         );
     }
     code
+}
+
+/// The help for a run that cannot start, by what is wrong.
+fn run_error_hint(message: &str) -> &'static str {
+    if message.contains("which the host has not registered") {
+        "`hilbert run` registers no host code: a binding `plan P ↦ host.name` runs in a program that embeds hilbert-runtime and registers the function (`Hosts::register`; docs/runtime.md, \"The host interface\"), or bind the plan to a `.hk` plan to run it here"
+    } else if message.contains("is for agent") {
+        "an event's \"agent\" names one of the agents given with --agent (docs/runtime.md, \"Scenarios\")"
+    } else {
+        "check the agent's name and the scenario's atoms (each is checked against the beliefs of every agent it goes to; an event with \"agent\" goes to that agent only)"
+    }
 }
 
 /// The exit code of a run stopped by SIGINT (128 + the signal's number, as shells report it).

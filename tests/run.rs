@@ -693,3 +693,91 @@ fn a_run_is_bounded_and_says_which_bound_it_passed() {
     assert!(replay.stdout.contains("up to round 3"), "{}", replay.stdout);
     let _ = std::fs::remove_file(&journal);
 }
+
+#[test]
+fn a_scenario_event_may_name_the_one_agent_it_happens_to() {
+    let p = common::TempDir::with_files(&[
+        (
+            "all.json",
+            br#"{"cycles": 3, "events": [{"cycle": 1, "believe": ["filed(8)"]}]}"#,
+        ),
+        (
+            "one.json",
+            br#"{"cycles": 3, "events": [{"cycle": 1, "agent": "Courier", "believe": ["filed(8)"]}]}"#,
+        ),
+        (
+            "nobody.json",
+            br#"{"cycles": 3, "events": [{"cycle": 1, "agent": "Nobody", "believe": ["filed(8)"]}]}"#,
+        ),
+    ]);
+    let run = |scenario: &str, journal: Option<&str>| {
+        let scenario = p.join(scenario);
+        let mut args = vec![
+            "run",
+            "examples/tells-twice",
+            "--agent",
+            "Client",
+            "--agent",
+            "Courier",
+            "--scenario",
+            &scenario,
+            // Its tell-twice theorem is refuted; the scenario is what is tested.
+            "--unverified",
+        ];
+        args.extend(journal.map(|j| ["--journal", j]).into_iter().flatten());
+        hilbert(&args, None)
+    };
+    // Sent to every agent, the percept must be a belief of each: the client has no `filed`.
+    let all = run("all.json", None);
+    assert_eq!(all.code, Some(2));
+    assert!(
+        all.stderr.contains("not a belief of Client"),
+        "{}",
+        all.stderr
+    );
+    // Named, it goes to the courier alone.
+    let journal = journal_path("one-agent");
+    let one = run("one.json", Some(&journal));
+    assert_eq!(one.code, Some(0), "{}{}", one.stdout, one.stderr);
+    let percepts: Vec<serde_json::Value> = entries(&journal)
+        .into_iter()
+        .filter(|e| e["kind"] == "percept")
+        .collect();
+    assert_eq!(percepts.len(), 1, "{percepts:?}");
+    assert_eq!(percepts[0]["agent"], "Courier");
+    assert_eq!(percepts[0]["added"], serde_json::json!(["filed(8)"]));
+    let replay = hilbert(&["replay", &journal], None);
+    assert_eq!(replay.code, Some(0), "{}", replay.stdout);
+    let _ = std::fs::remove_file(&journal);
+    // An agent the run does not run is a usage error that names the run's agents.
+    let nobody = run("nobody.json", None);
+    assert_eq!(nobody.code, Some(2));
+    assert!(
+        nobody
+            .stderr
+            .contains("`Nobody`, which this run does not run (agents: Client, Courier)")
+            && nobody.stderr.contains("--agent"),
+        "{}",
+        nobody.stderr
+    );
+}
+
+#[test]
+fn a_host_binding_that_cannot_run_gets_a_help_about_host_code() {
+    let p = common::TempDir::with_files(&[(
+        "Probe.ha",
+        "agent Probe : Agency\n{\n  belief seen(n: Int)\n  desire Seen reachable by [Look]\n  commit single_minded\n  attention Looking initially\n  intend Look for Seen when ¬ B(self) seen(1)\n  achieved Seen when B(self) seen(1)\n  plan Look ↦ host.look\n}\n".as_bytes(),
+    )]);
+    let run = hilbert(
+        &["run", &p.path(), "--agent", "Probe", "--unverified"],
+        None,
+    );
+    assert_eq!(run.code, Some(2), "{}{}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("host.look"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("registers no host code") && run.stderr.contains("Hosts::register"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("scenario's atoms"), "{}", run.stderr);
+}

@@ -228,6 +228,19 @@ impl<'a> AgentRun<'a> {
             });
         }
         for e in &scenario.events {
+            if let Some(a) = &e.agent {
+                if !ir.agents.iter().any(|x| x.name == *a) {
+                    let names: Vec<&str> = ir.agents.iter().map(|a| a.name.as_str()).collect();
+                    return Err(RunError(format!(
+                        "the event at cycle {} is for agent `{a}`, which is not in the project (agents: {})",
+                        e.cycle,
+                        names.join(", ")
+                    )));
+                }
+                if *a != agent.name {
+                    continue;
+                }
+            }
             for text in e.believe.iter().chain(&e.forget) {
                 parse_atom(agent, text).map_err(RunError)?;
             }
@@ -304,9 +317,10 @@ impl<'a> AgentRun<'a> {
     pub fn idle(&self) -> bool {
         self.intentions.is_empty()
             && self.inbox.is_empty()
-            && self.event_order[self.next_event..]
-                .iter()
-                .all(|&i| self.scenario.events[i].cycle < self.cycle)
+            && self.event_order[self.next_event..].iter().all(|&i| {
+                let e = &self.scenario.events[i];
+                e.cycle < self.cycle || e.agent.as_ref().is_some_and(|a| *a != self.agent.name)
+            })
     }
 
     /// The journal's header for a run of these agents.
@@ -462,7 +476,7 @@ impl<'a> AgentRun<'a> {
             if e.cycle > self.cycle {
                 break;
             }
-            if e.cycle == self.cycle {
+            if e.cycle == self.cycle && e.agent.as_ref().is_none_or(|a| *a == self.agent.name) {
                 events.push(e.clone());
             }
             self.next_event += 1;
@@ -1071,6 +1085,18 @@ impl<'a> System<'a> {
         scenario: Scenario,
         hosts: Hosts,
     ) -> Result<System<'a>, RunError> {
+        if let Some(e) = scenario
+            .events
+            .iter()
+            .find(|e| e.agent.as_ref().is_some_and(|a| !names.contains(a)))
+        {
+            return Err(RunError(format!(
+                "the event at cycle {} is for agent `{}`, which this run does not run (agents: {})",
+                e.cycle,
+                e.agent.as_deref().unwrap_or_default(),
+                names.join(", ")
+            )));
+        }
         let agents = names
             .iter()
             .map(|n| AgentRun::new(ir, n, policy.clone(), scenario.clone(), hosts.clone()))
