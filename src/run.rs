@@ -94,6 +94,11 @@ pub struct ReplayArgs {
     /// A journal written by `hilbert run --journal`.
     #[arg(value_name = "JOURNAL")]
     journal: String,
+    /// The project's directory, when it is not where the journal says (a project moved or
+    /// copied): the journal's sources are looked up under DIR, by their paths relative to the
+    /// project.
+    #[arg(long, value_name = "DIR")]
+    sources: Option<String>,
 }
 
 fn policy(p: Policy, watch: &[String]) -> Reconsideration {
@@ -454,17 +459,25 @@ pub fn run(args: &RunArgs) -> u8 {
         );
         return output::refuse(output::Kind::NotAdmitted, &text, &message, help);
     }
-    // The journal names its sources by absolute path, so that it replays from anywhere.
-    let sources = sources
+    // The journal names the project's directory by absolute path, so that it replays from
+    // anywhere, and its sources relative to it, so that `replay --sources DIR` replays it
+    // against a copy elsewhere.
+    let absolute: Vec<(std::path::PathBuf, String)> = sources
         .into_iter()
         .map(|(path, sha)| {
-            let absolute = std::fs::canonicalize(&path)
-                .map(|p| p.to_string_lossy().into_owned())
-                .unwrap_or(path);
-            (absolute, sha)
+            (
+                std::fs::canonicalize(&path).unwrap_or_else(|_| path.into()),
+                sha,
+            )
         })
         .collect();
+    let project = common_dir(absolute.iter().map(|(p, _)| p.as_path()));
+    let sources = absolute
+        .iter()
+        .map(|(path, sha)| (relative(path, &project), sha.clone()))
+        .collect();
     let mut header = system.agents[0].header(args.agent.clone(), sources);
+    header.project = Some(project.to_string_lossy().into_owned());
     if args.unverified {
         header.unverified = Some(reasons.clone());
     }
@@ -652,6 +665,31 @@ fn run_error_hint(message: &str) -> &'static str {
     } else {
         "check the agent's name and the scenario's atoms (each is checked against the beliefs of every agent it goes to; an event with \"agent\" goes to that agent only)"
     }
+}
+
+/// The deepest directory holding every one of `paths` (absolute paths).
+fn common_dir<'p>(paths: impl Iterator<Item = &'p Path>) -> std::path::PathBuf {
+    let mut common: Option<std::path::PathBuf> = None;
+    for path in paths {
+        let dir = path.parent().unwrap_or(path);
+        common = Some(match common {
+            None => dir.to_path_buf(),
+            Some(c) => c
+                .ancestors()
+                .find(|a| dir.starts_with(a))
+                .unwrap_or(Path::new("/"))
+                .to_path_buf(),
+        });
+    }
+    common.unwrap_or_default()
+}
+
+/// `path` relative to `dir`, with `/` separators (it lies under `dir`).
+fn relative(path: &Path, dir: &Path) -> String {
+    path.strip_prefix(dir)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// The exit code of a run stopped by SIGINT (128 + the signal's number, as shells report it).
@@ -850,7 +888,44 @@ pub fn replay(args: &ReplayArgs) -> u8 {
         Ok(x) => x,
         Err(e) => return malformed(e),
     };
-    let paths: Vec<String> = header.sources.iter().map(|(p, _)| p.clone()).collect();
+    // Where the sources are: under --sources DIR, else under the journal's project. A journal
+    // from before `project` names its sources by absolute path: under --sources they are taken
+    // relative to their deepest common directory.
+    let recorded_base = match &header.project {
+        Some(p) => std::path::PathBuf::from(p),
+        None => common_dir(header.sources.iter().map(|(p, _)| Path::new(p.as_str()))),
+    };
+    let base = match &args.sources {
+        Some(dir) => {
+            if !Path::new(dir).is_dir() {
+                return output::fail_at(
+                    output::Kind::Input,
+                    dir,
+                    &format!("--sources `{dir}` is not a directory"),
+                    "name the directory the project was moved or copied to",
+                );
+            }
+            std::path::PathBuf::from(dir)
+        }
+        None => recorded_base.clone(),
+    };
+    let wanted: Vec<(String, String)> = header
+        .sources
+        .iter()
+        .map(|(p, sha)| (relative(Path::new(p), &recorded_base), sha.clone()))
+        .collect();
+    let paths: Vec<String> = wanted
+        .iter()
+        .map(|(p, _)| base.join(p).to_string_lossy().into_owned())
+        .collect();
+    if let Some(missing) = paths.iter().find(|p| !Path::new(p).exists()) {
+        return output::fail_at(
+            output::Kind::Input,
+            missing,
+            &format!("the journal's source `{missing}` does not exist"),
+            "if the project moved, name its directory with `hilbert replay JOURNAL --sources DIR`",
+        );
+    }
     let specs = match scenario_params(&header.scenario) {
         Ok(s) => s,
         Err(code) => return code,
@@ -860,8 +935,11 @@ pub fn replay(args: &ReplayArgs) -> u8 {
         Err(code) => return code,
     };
     let (ir, sources) = (&ready.ir, &ready.sources);
-    let want: BTreeSet<&(String, String)> = header.sources.iter().collect();
-    let got: BTreeSet<&(String, String)> = sources.iter().collect();
+    let want: BTreeSet<(String, String)> = wanted.into_iter().collect();
+    let got: BTreeSet<(String, String)> = sources
+        .iter()
+        .map(|(p, sha)| (relative(Path::new(p), &base), sha.clone()))
+        .collect();
     if want != got {
         output::stdout("mismatch: the sources differ from those the journal was recorded with\n");
         return 1;

@@ -781,3 +781,78 @@ fn a_host_binding_that_cannot_run_gets_a_help_about_host_code() {
     );
     assert!(!run.stderr.contains("scenario's atoms"), "{}", run.stderr);
 }
+
+#[test]
+fn a_moved_project_replays_with_sources_dir() {
+    let copy = |dir: &std::path::Path| {
+        std::fs::create_dir_all(dir).unwrap();
+        for f in ["Line.hk", "Operator.ha"] {
+            std::fs::copy(format!("examples/production-line/{f}"), dir.join(f)).unwrap();
+        }
+    };
+    let root = common::TempDir::with_files(&[]);
+    let (before, after) = (root.0.join("before"), root.0.join("after"));
+    copy(&before);
+    let journal = root.join("j.jsonl");
+    let run = hilbert(
+        &[
+            "run",
+            &before.display().to_string(),
+            "--agent",
+            "Operator",
+            "--journal",
+            &journal,
+        ],
+        None,
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    // Paths relative to the project, whose directory is recorded.
+    assert_eq!(header["sources"][0][0], "Line.hk", "{header}");
+    assert!(header["project"].as_str().unwrap().ends_with("before"));
+    // An old journal: absolute paths and no `project`.
+    let mut old = header.clone();
+    old.as_object_mut().unwrap().remove("project");
+    for s in old["sources"].as_array_mut().unwrap() {
+        s[0] = before
+            .join(s[0].as_str().unwrap())
+            .display()
+            .to_string()
+            .into();
+    }
+    let old_journal = root.join("old.jsonl");
+    let rest: String = text.lines().skip(1).map(|l| format!("{l}\n")).collect();
+    std::fs::write(&old_journal, format!("{old}\n{rest}")).unwrap();
+    let replay = hilbert(&["replay", &old_journal], None);
+    assert_eq!(replay.code, Some(0), "{}{}", replay.stdout, replay.stderr);
+    // The project moves: a clear error with a hint, then --sources DIR replays both journals.
+    std::fs::rename(&before, &after).unwrap();
+    let lost = hilbert(&["replay", &journal], None);
+    assert_eq!(lost.code, Some(2));
+    assert!(lost.stderr.contains("--sources DIR"), "{}", lost.stderr);
+    for j in [&journal, &old_journal] {
+        let replay = hilbert(
+            &["replay", j, "--sources", &after.display().to_string()],
+            None,
+        );
+        assert_eq!(replay.code, Some(0), "{}{}", replay.stdout, replay.stderr);
+        assert!(
+            replay.stdout.starts_with("replay matched"),
+            "{}",
+            replay.stdout
+        );
+    }
+    // Sources that changed are still refused.
+    std::fs::write(after.join("Line.hk"), "-- edited\n").unwrap();
+    let changed = hilbert(
+        &[
+            "replay",
+            &journal,
+            "--sources",
+            &after.display().to_string(),
+        ],
+        None,
+    );
+    assert_ne!(changed.code, Some(0));
+}

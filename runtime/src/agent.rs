@@ -333,6 +333,7 @@ impl<'a> AgentRun<'a> {
                 Reconsideration::OnChange(w) => w.iter().cloned().collect(),
                 _ => Vec::new(),
             },
+            project: None,
             sources,
             scenario: self.scenario.clone(),
             unverified: None,

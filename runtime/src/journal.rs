@@ -20,7 +20,12 @@ pub struct Header {
     pub policy: String,
     /// For `on-change`: the watched predicates.
     pub watch: Vec<String>,
-    /// The project's sources, with their SHA-256 (hex): a replay refuses other sources.
+    /// The project's directory, absolute: the sources' paths are relative to it (journals
+    /// written before it existed have none, and absolute source paths).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project: Option<String>,
+    /// The project's sources, relative to `project`, with their SHA-256 (hex): a replay refuses
+    /// other sources.
     pub sources: Vec<(String, String)>,
     /// The scenario, in full.
     pub scenario: Scenario,
