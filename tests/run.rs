@@ -270,9 +270,12 @@ fn a_journal_replays_from_any_working_directory() {
             .unwrap(),
     )
     .unwrap();
+    // The project's directory is absolute; the sources are relative to it.
+    let project = header["project"].as_str().unwrap();
+    assert!(std::path::Path::new(project).is_absolute(), "{project}");
     for source in header["sources"].as_array().unwrap() {
         let path = source[0].as_str().unwrap();
-        assert!(std::path::Path::new(path).is_absolute(), "{path}");
+        assert!(std::path::Path::new(project).join(path).is_file(), "{path}");
     }
     let elsewhere = std::env::temp_dir();
     let replay = hilbert(&["replay", &journal], Some(&elsewhere));
