@@ -269,3 +269,17 @@ fn every_explain_page_and_the_list_conform() {
         assert_eq!(page["code"], code.as_str());
     }
 }
+
+#[test]
+fn docs_runtime_names_every_journal_kind_of_the_schema() {
+    let schema = schema("journal-line.schema.json");
+    let docs = std::fs::read_to_string("docs/runtime.md").unwrap();
+    for line in schema["oneOf"].as_array().unwrap() {
+        if let Some(kind) = line["properties"]["kind"]["const"].as_str() {
+            assert!(
+                docs.contains(&format!("`{kind}`")),
+                "docs/runtime.md does not document the journal kind `{kind}`"
+            );
+        }
+    }
+}
