@@ -9,7 +9,7 @@ use hilbert_certificates::ir::Ir;
 use hilbert_frontend::explore::Limits;
 use hilbert_frontend::obligations::{self, Counterexample, Proofs, Status, Theorem};
 use hilbert_frontend::render::{self, Summary};
-use hilbert_frontend::{Diagnostic, SourceMap, check_project_params};
+use hilbert_frontend::{Diagnostic, SourceMap};
 use hilbert_kernel::check::{Expected, Verdict, admit_build};
 use serde::Serialize;
 use std::time::Instant;
@@ -435,23 +435,14 @@ pub fn run(args: &Args) -> u8 {
         Ok(x) => x,
         Err(code) => return code,
     };
-    let checked = match check_project_params(
-        &loaded,
-        hilbert_smt::Options {
-            timeout_ms: args.smt_timeout,
-            budget_ms: Some(args.smt_budget),
-            keep_text: args.emit_smt.is_some(),
-        },
-        &args.params,
-    ) {
+    let smt = hilbert_smt::Options {
+        timeout_ms: args.smt_timeout,
+        budget_ms: Some(args.smt_budget),
+        keep_text: args.emit_smt.is_some(),
+    };
+    let checked = match crate::check::check_with_params(&loaded, smt, &args.params) {
         Ok(c) => c,
-        Err(e) => {
-            return output::fail(
-                output::Kind::Usage,
-                &e,
-                "name a parameter the agent declares, with a value of its type: --param line=\"A\"",
-            );
-        }
+        Err(code) => return code,
     };
     if let Some(dir) = &args.emit_smt
         && let Err(e) = checked.smt.write(std::path::Path::new(dir))

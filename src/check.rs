@@ -34,6 +34,11 @@ pub struct Args {
     /// are named in warnings (HA0061, HA0059); 0 asks none.
     #[arg(long, value_name = "MS", default_value_t = 60_000)]
     smt_budget: u64,
+    /// A value of an agent parameter to check under, as for `build`: `NAME=VALUE` (every agent
+    /// declaring NAME) or `AGENT.NAME=VALUE`; repeatable. The frame conditions of rules that
+    /// read a parameter are decided with its value.
+    #[arg(long = "param", value_name = "NAME=VALUE", value_parser = crate::build::parse_param)]
+    params: Vec<hilbert_frontend::ParamSpec>,
 }
 
 /// When to colour.
@@ -106,6 +111,23 @@ pub struct Input {
     pub sha256: String,
 }
 
+/// Checks a loaded project lowered with the agent parameter values of `params` (`--param`, a
+/// scenario's `params`); a value that names no declared parameter or does not parse at its type
+/// is a usage error, said here, and its exit code returned.
+pub fn check_with_params(
+    loaded: &Loaded,
+    smt: hilbert_smt::Options,
+    params: &[hilbert_frontend::ParamSpec],
+) -> Result<hilbert_frontend::Checked, u8> {
+    hilbert_frontend::check_project_params(loaded, smt, params).map_err(|e| {
+        output::fail(
+            output::Kind::Usage,
+            &e,
+            "name a parameter an agent declares, with a value of its type: --param line=\"A\"",
+        )
+    })
+}
+
 /// Runs the command and returns its exit code.
 pub fn run(args: &Args) -> u8 {
     let begun = std::time::Instant::now();
@@ -113,14 +135,15 @@ pub fn run(args: &Args) -> u8 {
         Ok(x) => x,
         Err(code) => return code,
     };
-    let checked = hilbert_frontend::check_project_with(
-        &loaded,
-        hilbert_smt::Options {
-            timeout_ms: args.smt_timeout,
-            budget_ms: Some(args.smt_budget),
-            keep_text: false,
-        },
-    );
+    let smt = hilbert_smt::Options {
+        timeout_ms: args.smt_timeout,
+        budget_ms: Some(args.smt_budget),
+        keep_text: false,
+    };
+    let checked = match check_with_params(&loaded, smt, &args.params) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
     let summary = Summary::of(&checked.diagnostics, loaded.sources.files().len());
     let clean = is_clean(summary, args.deny_warnings);
     let text = match args.format {

@@ -46,6 +46,18 @@ pub struct RunArgs {
     /// agents read must have one.
     #[arg(long = "param", value_name = "NAME=VALUE", value_parser = crate::build::parse_param)]
     params: Vec<hilbert_frontend::ParamSpec>,
+    /// The most cycles the run may take, whatever the scenario's `cycles`: past it the run
+    /// stops (between rounds), says so, ends its journal with the bound and exits 2.
+    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    max_cycles: u64,
+    /// The most plan steps the run may take in all (every agent's): once a round passes it the
+    /// run stops there, says so, ends its journal with the bound and exits 2.
+    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    max_steps: u64,
+    /// The most states each plan network's proof before the run may explore (as `hilbert
+    /// build --max-states`): a network with more is not admitted, and the reason says so.
+    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    max_states: usize,
     /// The timeout of each Z3 query of the check before the run, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 10_000)]
     smt_timeout: u32,
@@ -82,6 +94,11 @@ pub struct ReplayArgs {
     /// A journal written by `hilbert run --journal`.
     #[arg(value_name = "JOURNAL")]
     journal: String,
+    /// The project's directory, when it is not where the journal says (a project moved or
+    /// copied): the journal's sources are looked up under DIR, by their paths relative to the
+    /// project.
+    #[arg(long, value_name = "DIR")]
+    sources: Option<String>,
 }
 
 fn policy(p: Policy, watch: &[String]) -> Reconsideration {
@@ -104,7 +121,7 @@ struct Ready {
 /// Why the kernel has not admitted the plan networks of `agents` (empty: it admitted every
 /// one). The networks are explored and proved as `hilbert build` does, and each certificate is
 /// handed to the kernel, which alone decides; a binding to host code cannot be admitted.
-fn not_admitted(ready: &Ready, agents: &[String]) -> Vec<String> {
+fn not_admitted(ready: &Ready, agents: &[String], max_states: usize) -> Vec<String> {
     use hilbert_certificates::cert::SourceDigest;
     use hilbert_kernel::check::{Expected, Verdict};
     let digests: Vec<SourceDigest> = ready
@@ -119,9 +136,19 @@ fn not_admitted(ready: &Ready, agents: &[String]) -> Vec<String> {
         &digests,
         hilbert_frontend::explore::Limits {
             max_memory: hilbert_frontend::memory::default_limit(),
+            max_states,
             ..Default::default()
         },
     );
+    // Why a theorem was left unproved (a bound passed): said with the kernel's word.
+    let unproved = |network: &str| -> Option<String> {
+        proofs.theorems.iter().find_map(|t| match &t.status {
+            hilbert_frontend::obligations::Status::Unproved(why) if t.network == network => {
+                Some(why.clone())
+            }
+            _ => None,
+        })
+    };
     let mut reasons = Vec::new();
     for (ai, agent) in ready.checked.program.agents.iter().enumerate() {
         if !agents.contains(&agent.name) {
@@ -161,21 +188,44 @@ fn not_admitted(ready: &Ready, agents: &[String]) -> Vec<String> {
                 .map(|(n, _)| n.as_str())
                 .collect();
             if !refused.is_empty() || report.admitted.is_none() {
-                reasons.push(format!(
-                    "{name}: the kernel did not admit {}",
-                    refused.join(", ")
-                ));
+                let mut reason = format!("{name}: the kernel did not admit {}", refused.join(", "));
+                if let Some(why) = unproved(&name) {
+                    reason.push_str(&format!(" (unproved: {why})"));
+                }
+                reasons.push(reason);
             }
         }
     }
     reasons
 }
 
-/// The scenario's parameter values as `--param` specs.
+/// Every agent parameter the IR was lowered with a value for, as `AGENT.NAME` and its typed value.
+fn used_params(
+    ir: &hilbert_certificates::ir::Ir,
+) -> std::collections::BTreeMap<String, hilbert_runtime::ParamValue> {
+    use hilbert_certificates::ir::Literal;
+    use hilbert_runtime::ParamValue;
+    let mut out = std::collections::BTreeMap::new();
+    for agent in &ir.agents {
+        for ((name, _), value) in agent.params.iter().zip(&agent.args) {
+            let value = match value {
+                Some(Literal::Int(n)) => ParamValue::Int(*n),
+                Some(Literal::Bool(b)) => ParamValue::Bool(*b),
+                Some(Literal::Str(s)) => ParamValue::Str(s.clone()),
+                None => continue,
+            };
+            out.insert(format!("{}.{name}", agent.name), value);
+        }
+    }
+    out
+}
+
+/// The scenario's parameter values as `--param` specs: every `NAME` before every `AGENT.NAME`,
+/// so that the value for one agent wins over the value for all.
 fn scenario_params(scenario: &Scenario) -> Result<Vec<ParamSpec>, u8> {
-    scenario
-        .params
-        .iter()
+    let (all, one): (Vec<_>, Vec<_>) = scenario.params.iter().partition(|(k, _)| !k.contains('.'));
+    all.into_iter()
+        .chain(one)
         .map(|(k, v)| ParamSpec::parse(&format!("{k}={}", v.text())))
         .collect::<Result<_, _>>()
         .map_err(|e| {
@@ -192,13 +242,7 @@ fn scenario_params(scenario: &Scenario) -> Result<Vec<ParamSpec>, u8> {
 fn load_ir(paths: &[String], params: &[ParamSpec], smt: hilbert_smt::Options) -> Result<Ready, u8> {
     let loaded = project::load(paths).map_err(|e| output::load_error(&e))?;
     let inputs = digests(&loaded);
-    let checked = hilbert_frontend::check_project_params(&loaded, smt, params).map_err(|e| {
-        output::fail(
-            output::Kind::Usage,
-            &e,
-            "name a parameter the agent declares, with a value of its type: --param line=\"A\"",
-        )
-    })?;
+    let checked = crate::check::check_with_params(&loaded, smt, params)?;
     let has_errors = checked.has_errors();
     let Some(ir) = checked.ir.clone().filter(|_| !has_errors) else {
         let mut text = String::new();
@@ -304,18 +348,7 @@ pub fn run(args: &RunArgs) -> u8 {
             },
         },
     };
-    // The values the run is lowered with: the scenario's, then --param's (which the journal's
-    // scenario records, so that a replay lowers the same IR).
     let mut scenario = scenario;
-    for p in &args.params {
-        let key = match &p.agent {
-            Some(a) => format!("{a}.{}", p.name),
-            None => p.name.clone(),
-        };
-        scenario
-            .params
-            .insert(key, hilbert_runtime::ParamValue::Str(p.value.clone()));
-    }
     // Events after the last cycle never happen: said, not silently dropped.
     let late = scenario
         .events
@@ -332,10 +365,15 @@ pub fn run(args: &RunArgs) -> u8 {
             if cycles == 1 { "" } else { "s" },
         );
     }
-    let specs = match scenario_params(&scenario) {
+    // The values the run is lowered with: the scenario's, then --param's, which win (a later
+    // value of a parameter replaces an earlier one; within each, `AGENT.NAME` after `NAME`).
+    let mut specs = match scenario_params(&scenario) {
         Ok(s) => s,
         Err(code) => return code,
     };
+    let mut given = args.params.clone();
+    given.sort_by_key(|p| p.agent.is_some());
+    specs.extend(given);
     let smt = hilbert_smt::Options {
         timeout_ms: args.smt_timeout,
         budget_ms: Some(args.smt_budget),
@@ -388,6 +426,9 @@ pub fn run(args: &RunArgs) -> u8 {
             &hint,
         );
     }
+    // The journal's scenario records the values the run used, typed, one key form: `AGENT.NAME`
+    // for every parameter with a value, so that a replay lowers the same IR.
+    scenario.params = used_params(&ready.ir);
     let (ir, sources) = (&ready.ir, ready.sources.clone());
     let mut system = match System::new(
         ir,
@@ -398,15 +439,11 @@ pub fn run(args: &RunArgs) -> u8 {
     ) {
         Ok(a) => a,
         Err(e) => {
-            return output::fail(
-                output::Kind::Usage,
-                &e.0,
-                "check the agent's name and the scenario's atoms",
-            );
+            return output::fail(output::Kind::Usage, &e.0, run_error_hint(&e.0));
         }
     };
     // Only plans the kernel has admitted run, unless the user says otherwise, on the record.
-    let reasons = not_admitted(&ready, &args.agent);
+    let reasons = not_admitted(&ready, &args.agent, args.max_states);
     if !reasons.is_empty() && !args.unverified {
         let mut text = String::from(
             "error: `hilbert run` runs only plans the kernel has admitted, and it has not admitted these:\n",
@@ -422,17 +459,25 @@ pub fn run(args: &RunArgs) -> u8 {
         );
         return output::refuse(output::Kind::NotAdmitted, &text, &message, help);
     }
-    // The journal names its sources by absolute path, so that it replays from anywhere.
-    let sources = sources
+    // The journal names the project's directory by absolute path, so that it replays from
+    // anywhere, and its sources relative to it, so that `replay --sources DIR` replays it
+    // against a copy elsewhere.
+    let absolute: Vec<(std::path::PathBuf, String)> = sources
         .into_iter()
         .map(|(path, sha)| {
-            let absolute = std::fs::canonicalize(&path)
-                .map(|p| p.to_string_lossy().into_owned())
-                .unwrap_or(path);
-            (absolute, sha)
+            (
+                std::fs::canonicalize(&path).unwrap_or_else(|_| path.into()),
+                sha,
+            )
         })
         .collect();
+    let project = common_dir(absolute.iter().map(|(p, _)| p.as_path()));
+    let sources = absolute
+        .iter()
+        .map(|(path, sha)| (relative(path, &project), sha.clone()))
+        .collect();
     let mut header = system.agents[0].header(args.agent.clone(), sources);
+    header.project = Some(project.to_string_lossy().into_owned());
     if args.unverified {
         header.unverified = Some(reasons.clone());
     }
@@ -497,10 +542,37 @@ pub fn run(args: &RunArgs) -> u8 {
     }
     let several = args.agent.len() > 1;
     let mut entries = 0u64;
+    // The run's bounds, checked between rounds like SIGINT: which one stopped it, if one did.
+    let steps = std::cell::Cell::new(0u64);
+    let bound = std::cell::Cell::new(None::<String>);
+    let cycles = system.agents.first().map_or(0, |a| a.cycles());
     let ended = system.run_with(
-        &|_| interrupted.load(std::sync::atomic::Ordering::Relaxed),
+        &|rounds| {
+            if interrupted.load(std::sync::atomic::Ordering::Relaxed) {
+                return true;
+            }
+            if rounds >= args.max_cycles && rounds < cycles {
+                bound.set(Some(format!(
+                    "--max-cycles {}: the scenario asks for {cycles} cycles",
+                    args.max_cycles
+                )));
+                return true;
+            }
+            if steps.get() > args.max_steps {
+                bound.set(Some(format!(
+                    "--max-steps {}: the plans took {} steps",
+                    args.max_steps,
+                    steps.get()
+                )));
+                return true;
+            }
+            false
+        },
         &mut |e: Entry| {
             entries += 1;
+            if matches!(e.event, Event::Step { .. }) {
+                steps.set(steps.get() + 1);
+            }
             let line = serde_json::to_string(&e).unwrap_or_default() + "\n";
             out.journal(&line)?;
             match args.format {
@@ -522,10 +594,11 @@ pub fn run(args: &RunArgs) -> u8 {
         }
         Ok(hilbert_runtime::Ended::Finished { .. }) => 0,
         Ok(hilbert_runtime::Ended::Stopped { rounds }) => {
+            let passed = bound.take();
             let stop = journal::Interrupted {
                 interrupted: journal::Stop {
                     rounds,
-                    reason: "SIGINT".into(),
+                    reason: passed.clone().unwrap_or_else(|| "SIGINT".into()),
                 },
             };
             let line = serde_json::to_string(&stop).unwrap_or_default() + "\n";
@@ -537,15 +610,40 @@ pub fn run(args: &RunArgs) -> u8 {
                     "choose a writable path for --journal",
                 );
             }
-            match args.format {
-                TraceFormat::Json => out.show(&line),
-                TraceFormat::Human => out.show(&format!(
-                    "interrupted (SIGINT) after {rounds} round{} and {entries} entr{}; the journal replays up to here\n",
-                    if rounds == 1 { "" } else { "s" },
-                    if entries == 1 { "y" } else { "ies" },
+            let (rs, es) = (
+                if rounds == 1 { "" } else { "s" },
+                if entries == 1 { "y" } else { "ies" },
+            );
+            match (args.format, &passed) {
+                (TraceFormat::Json, _) => out.show(&line),
+                (TraceFormat::Human, None) => out.show(&format!(
+                    "interrupted (SIGINT) after {rounds} round{rs} and {entries} entr{es}; the journal replays up to here\n",
+                )),
+                (TraceFormat::Human, Some(why)) => out.show(&format!(
+                    "stopped: the run passed {why}, after {rounds} round{rs} and {entries} entr{es}; the journal replays up to here\n",
                 )),
             }
-            EXIT_INTERRUPTED
+            match passed {
+                None => EXIT_INTERRUPTED,
+                Some(why) => {
+                    if let Err(e) = out.finish() {
+                        return output::fail(
+                            output::Kind::Output,
+                            &e,
+                            "choose a writable path for --journal",
+                        );
+                    }
+                    // A resource bound passed (exit code 2), said on standard error; the
+                    // journal and the trace already end with it.
+                    use std::io::Write;
+                    let bound = why.split(' ').next().unwrap_or_default();
+                    let _ = writeln!(
+                        std::io::stderr(),
+                        "error: the run passed a bound ({why}) and stopped there\n  = help: raise {bound} (or shorten the scenario) if the run should go on; `hilbert replay` replays it up to there"
+                    );
+                    return crate::EXIT_USAGE;
+                }
+            }
         }
     };
     if let Err(e) = out.finish() {
@@ -556,6 +654,42 @@ pub fn run(args: &RunArgs) -> u8 {
         );
     }
     code
+}
+
+/// The help for a run that cannot start, by what is wrong.
+fn run_error_hint(message: &str) -> &'static str {
+    if message.contains("which the host has not registered") {
+        "`hilbert run` registers no host code: a binding `plan P ↦ host.name` runs in a program that embeds hilbert-runtime and registers the function (`Hosts::register`; docs/runtime.md, \"The host interface\"), or bind the plan to a `.hk` plan to run it here"
+    } else if message.contains("is for agent") {
+        "an event's \"agent\" names one of the agents given with --agent (docs/runtime.md, \"Scenarios\")"
+    } else {
+        "check the agent's name and the scenario's atoms (each is checked against the beliefs of every agent it goes to; an event with \"agent\" goes to that agent only)"
+    }
+}
+
+/// The deepest directory holding every one of `paths` (absolute paths).
+fn common_dir<'p>(paths: impl Iterator<Item = &'p Path>) -> std::path::PathBuf {
+    let mut common: Option<std::path::PathBuf> = None;
+    for path in paths {
+        let dir = path.parent().unwrap_or(path);
+        common = Some(match common {
+            None => dir.to_path_buf(),
+            Some(c) => c
+                .ancestors()
+                .find(|a| dir.starts_with(a))
+                .unwrap_or(Path::new("/"))
+                .to_path_buf(),
+        });
+    }
+    common.unwrap_or_default()
+}
+
+/// `path` relative to `dir`, with `/` separators (it lies under `dir`).
+fn relative(path: &Path, dir: &Path) -> String {
+    path.strip_prefix(dir)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// The exit code of a run stopped by SIGINT (128 + the signal's number, as shells report it).
@@ -696,6 +830,16 @@ pub fn trace_line(e: &Entry, agents: bool) -> String {
                 )
             }
             Event::Ended { intention, plan } => format!("ended #{intention} {plan}"),
+            Event::Stuck {
+                intention,
+                plan,
+                desire,
+                during,
+                state,
+            } => format!(
+                "stuck #{intention} {plan} ({desire}) in {during}: {}",
+                state.join("; ")
+            ),
             Event::Reward {
                 plan,
                 value,
@@ -744,7 +888,44 @@ pub fn replay(args: &ReplayArgs) -> u8 {
         Ok(x) => x,
         Err(e) => return malformed(e),
     };
-    let paths: Vec<String> = header.sources.iter().map(|(p, _)| p.clone()).collect();
+    // Where the sources are: under --sources DIR, else under the journal's project. A journal
+    // from before `project` names its sources by absolute path: under --sources they are taken
+    // relative to their deepest common directory.
+    let recorded_base = match &header.project {
+        Some(p) => std::path::PathBuf::from(p),
+        None => common_dir(header.sources.iter().map(|(p, _)| Path::new(p.as_str()))),
+    };
+    let base = match &args.sources {
+        Some(dir) => {
+            if !Path::new(dir).is_dir() {
+                return output::fail_at(
+                    output::Kind::Input,
+                    dir,
+                    &format!("--sources `{dir}` is not a directory"),
+                    "name the directory the project was moved or copied to",
+                );
+            }
+            std::path::PathBuf::from(dir)
+        }
+        None => recorded_base.clone(),
+    };
+    let wanted: Vec<(String, String)> = header
+        .sources
+        .iter()
+        .map(|(p, sha)| (relative(Path::new(p), &recorded_base), sha.clone()))
+        .collect();
+    let paths: Vec<String> = wanted
+        .iter()
+        .map(|(p, _)| base.join(p).to_string_lossy().into_owned())
+        .collect();
+    if let Some(missing) = paths.iter().find(|p| !Path::new(p).exists()) {
+        return output::fail_at(
+            output::Kind::Input,
+            missing,
+            &format!("the journal's source `{missing}` does not exist"),
+            "if the project moved, name its directory with `hilbert replay JOURNAL --sources DIR`",
+        );
+    }
     let specs = match scenario_params(&header.scenario) {
         Ok(s) => s,
         Err(code) => return code,
@@ -754,8 +935,11 @@ pub fn replay(args: &ReplayArgs) -> u8 {
         Err(code) => return code,
     };
     let (ir, sources) = (&ready.ir, &ready.sources);
-    let want: BTreeSet<&(String, String)> = header.sources.iter().collect();
-    let got: BTreeSet<&(String, String)> = sources.iter().collect();
+    let want: BTreeSet<(String, String)> = wanted.into_iter().collect();
+    let got: BTreeSet<(String, String)> = sources
+        .iter()
+        .map(|(p, sha)| (relative(Path::new(p), &base), sha.clone()))
+        .collect();
     if want != got {
         output::stdout("mismatch: the sources differ from those the journal was recorded with\n");
         return 1;

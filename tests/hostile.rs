@@ -147,7 +147,12 @@ fn a_journal_whose_sources_are_special_files_is_refused() {
     let text = std::fs::read_to_string(&journal).unwrap();
     let plan = std::fs::canonicalize(p.0.join("Line.hk")).unwrap();
     let plan = plan.display().to_string();
-    assert!(text.contains(&plan), "{text}");
+    // The journal names the project's directory and the sources relative to it.
+    let project = std::fs::canonicalize(&p.0).unwrap().display().to_string();
+    assert!(
+        text.contains(&format!("\"project\":\"{project}\"")) && text.contains("[\"Line.hk\","),
+        "{text}"
+    );
     // The plan file becomes a FIFO, then a link to /dev/zero.
     std::fs::remove_file(&plan).unwrap();
     mkfifo(Path::new(&plan));

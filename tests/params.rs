@@ -98,6 +98,25 @@ fn bad_values_are_usage_errors_with_a_suggestion() {
     }
 }
 
+/// Runs the example's agent through `scenario` with one `--param`, journaled to `journal`.
+fn run_counter(scenario: &str, journal: &str, param: &str) -> common::Run {
+    common::hilbert(
+        &[
+            "run",
+            EXAMPLE,
+            "--agent",
+            "Counter",
+            "--scenario",
+            scenario,
+            "--param",
+            param,
+            "--journal",
+            journal,
+        ],
+        None,
+    )
+}
+
 #[test]
 fn a_run_needs_the_values_its_agent_reads_and_its_journal_replays_them() {
     let run = common::hilbert(&["run", EXAMPLE, "--agent", "Counter"], None);
@@ -133,27 +152,60 @@ fn a_run_needs_the_values_its_agent_reads_and_its_journal_replays_them() {
     let replay = common::hilbert(&["replay", &journal], None);
     assert_eq!(replay.code, Some(0), "{}", replay.stdout);
     // --param overrides the scenario; the journal records the value used.
-    let run = common::hilbert(
-        &[
-            "run",
-            EXAMPLE,
-            "--agent",
-            "Counter",
-            "--scenario",
-            &scenario,
-            "--param",
-            "target=3",
-            "--journal",
-            &journal,
-        ],
-        None,
-    );
+    let run = run_counter(&scenario, &journal, "target=3");
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     assert!(run.stdout.contains("+count(3)"), "{}", run.stdout);
     let header = std::fs::read_to_string(&journal).unwrap();
     let header = header.lines().next().unwrap();
-    assert!(header.contains(r#""params":{"target":"3"}"#), "{header}");
+    assert!(
+        header.contains(r#""params":{"Counter.target":3}"#),
+        "{header}"
+    );
+    let replay = common::hilbert(&["replay", &journal], None);
+    assert_eq!(replay.code, Some(0), "{}", replay.stdout);
+    // One agent's value on the command line wins over the scenario's value for all (issue 30:
+    // `--param Pump.dose=2` ran with the scenario's 3), and the journal records it typed, under
+    // one key form.
+    std::fs::write(&scenario, r#"{"cycles": 6, "params": {"target": 3}}"#).unwrap();
+    let run = run_counter(&scenario, &journal, "Counter.target=2");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(run.stdout.contains("+count(2)"), "{}", run.stdout);
+    assert!(!run.stdout.contains("+count(3)"), "{}", run.stdout);
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        header["scenario"]["params"],
+        serde_json::json!({"Counter.target": 2}),
+        "{header}"
+    );
     let replay = common::hilbert(&["replay", &journal], None);
     assert_eq!(replay.code, Some(0), "{}", replay.stdout);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn check_takes_param_values_for_the_frame_conditions_that_read_them() {
+    // Without a value, the rules that read `target` leave the D axioms unproved (HA0059).
+    let run = common::hilbert(&["check", EXAMPLE], None);
+    assert_eq!(run.code, Some(0), "{}", run.stdout);
+    assert!(run.stdout.contains("HA0059"), "{}", run.stdout);
+    let run = common::hilbert(&["check", EXAMPLE, "--param", "target=3"], None);
+    assert_eq!(run.code, Some(0), "{}", run.stdout);
+    assert!(!run.stdout.contains("HA0059"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("checked 2 files: no errors"),
+        "{}",
+        run.stdout
+    );
+    // Bad values are usage errors, as for build.
+    let bad = common::hilbert(&["check", EXAMPLE, "--param", "targt=3"], None);
+    assert_eq!(bad.code, Some(2));
+    assert!(
+        bad.stderr.contains("did you mean `target`"),
+        "{}",
+        bad.stderr
+    );
+    let bad = common::hilbert(&["check", EXAMPLE, "--param", "target=x"], None);
+    assert_eq!(bad.code, Some(2));
+    assert!(bad.stderr.contains("is not an integer"), "{}", bad.stderr);
 }

@@ -188,7 +188,15 @@ fn journal_lines_of_every_example_conform() {
         }
     }
     // The examples exercise most kinds of entry; each one seen conformed.
-    for k in ["percept", "deliberate", "adopt", "release", "step", "ended"] {
+    for k in [
+        "percept",
+        "deliberate",
+        "adopt",
+        "release",
+        "step",
+        "ended",
+        "stuck",
+    ] {
         assert!(
             kinds.contains(k),
             "no `{k}` entry in any example: {kinds:?}"
@@ -259,5 +267,19 @@ fn every_explain_page_and_the_list_conform() {
         assert_eq!(run.code, Some(0), "{code}");
         let page = conforms(&schema, &code, &run.stdout);
         assert_eq!(page["code"], code.as_str());
+    }
+}
+
+#[test]
+fn docs_runtime_names_every_journal_kind_of_the_schema() {
+    let schema = schema("journal-line.schema.json");
+    let docs = std::fs::read_to_string("docs/runtime.md").unwrap();
+    for line in schema["oneOf"].as_array().unwrap() {
+        if let Some(kind) = line["properties"]["kind"]["const"].as_str() {
+            assert!(
+                docs.contains(&format!("`{kind}`")),
+                "docs/runtime.md does not document the journal kind `{kind}`"
+            );
+        }
     }
 }

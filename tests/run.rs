@@ -270,9 +270,12 @@ fn a_journal_replays_from_any_working_directory() {
             .unwrap(),
     )
     .unwrap();
+    // The project's directory is absolute; the sources are relative to it.
+    let project = header["project"].as_str().unwrap();
+    assert!(std::path::Path::new(project).is_absolute(), "{project}");
     for source in header["sources"].as_array().unwrap() {
         let path = source[0].as_str().unwrap();
-        assert!(std::path::Path::new(path).is_absolute(), "{path}");
+        assert!(std::path::Path::new(project).join(path).is_file(), "{path}");
     }
     let elsewhere = std::env::temp_dir();
     let replay = hilbert(&["replay", &journal], Some(&elsewhere));
@@ -551,4 +554,308 @@ fn a_scenario_is_an_object_and_events_past_the_last_cycle_are_said() {
         "{}",
         run.stderr
     );
+}
+
+fn entries(journal: &str) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(journal)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_stuck_abort_handler_is_said_once_with_its_state_and_never_released_twice() {
+    // The hot reading (seed 0) makes `Melted` impossible; the abort handler then waits on
+    // `coolant` forever (issue 30: the journal released intention #1 twice).
+    let journal = journal_path("stuck-handler");
+    let run = hilbert(
+        &[
+            "run",
+            "examples/abort-handler-stuck",
+            "--agent",
+            "Smelter",
+            "--unverified",
+            "--journal",
+            &journal,
+        ],
+        None,
+    );
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    let lines = entries(&journal);
+    let releases: Vec<&serde_json::Value> =
+        lines.iter().filter(|e| e["kind"] == "release").collect();
+    assert_eq!(releases.len(), 1, "{releases:?}");
+    assert_eq!(releases[0]["reason"], "impossible");
+    let stuck: Vec<&serde_json::Value> = lines.iter().filter(|e| e["kind"] == "stuck").collect();
+    assert_eq!(stuck.len(), 1, "{lines:?}");
+    assert!(
+        stuck[0]["during"]
+            .as_str()
+            .unwrap()
+            .contains("on abort handlers (released: impossible)"),
+        "{}",
+        stuck[0]
+    );
+    let state: Vec<&str> = stuck[0]["state"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    assert!(
+        state
+            .iter()
+            .any(|s| s.contains("waits to receive on coolant")),
+        "{state:?}"
+    );
+    assert!(
+        state.iter().any(|s| s.contains("overheated(1)")),
+        "{state:?}"
+    );
+    assert!(
+        run.stdout
+            .contains("stuck #1 Smelt (Melted) in its on abort handlers")
+    );
+    let replay = hilbert(&["replay", &journal], None);
+    assert_eq!(replay.code, Some(0), "{}", replay.stdout);
+    let _ = std::fs::remove_file(&journal);
+}
+
+/// A pump whose plan counts doses for ever when `dose` is never reached (`dose=-1`).
+fn endless_pump() -> common::TempDir {
+    common::TempDir::with_files(&[
+        (
+            "Pump.ha",
+            b"agent Pump(dose: Int) : Agency\n{\n  belief delivered(n: Int)\n  desire Infused reachable by [Infuse]\n  commit single_minded\n  attention Infusing initially\n  intend Infuse for Infused when \xc2\xac B(self) delivered(dose)\n  achieved Infused when B(self) delivered(dose)\n  plan Infuse \xe2\x86\xa6 Line.Drip(dose)\n}\n",
+        ),
+        (
+            "Line.hk",
+            "plan Drip(dose: Int) : Pump\n{\n  tick : chan Int\n  body ≔ Clock(tick) ‖ Step(1, dose, tick)\n}\n\nplan Clock(tick: chan Int) : Pump ≔ 1 → tick ; Clock(tick)\n\nplan Step(k: Int, dose: Int, tick: chan Int) : Pump\n  ≔ t ← tick ; forget delivered(k - 1) ; believe delivered(k) ; match k = dose { when true ↦ SKIP  other ↦ Step(k + 1, dose, tick) }\n".as_bytes(),
+        ),
+        ("long.json", br#"{"cycles": 500}"#),
+    ])
+}
+
+#[test]
+fn a_run_is_bounded_and_says_which_bound_it_passed() {
+    let p = endless_pump();
+    let journal = journal_path("bounded");
+    let base = [
+        "run",
+        &p.path(),
+        "--agent",
+        "Pump",
+        "--param",
+        "dose=-1",
+        "--unverified",
+        "--max-states",
+        "200",
+        "--journal",
+        &journal,
+    ];
+    // The proof before the run is bounded too, and its reason names the bound.
+    let mut args = base.to_vec();
+    args.extend(["--max-steps", "5"]);
+    let run = hilbert(&args, None);
+    assert_eq!(run.code, Some(2), "{}{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("--max-states 200"), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("stopped: the run passed --max-steps 5: the plans took 6 steps"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stderr.contains("raise --max-steps"), "{}", run.stderr);
+    let last = std::fs::read_to_string(&journal).unwrap();
+    let last: serde_json::Value = serde_json::from_str(last.lines().last().unwrap()).unwrap();
+    assert!(
+        last["interrupted"]["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("--max-steps 5"),
+        "{last}"
+    );
+    let replay = hilbert(&["replay", &journal], None);
+    assert_eq!(replay.code, Some(0), "{}", replay.stdout);
+
+    let scenario = p.join("long.json");
+    let mut args = base.to_vec();
+    args.extend(["--max-cycles", "3", "--scenario", &scenario]);
+    let run = hilbert(&args, None);
+    assert_eq!(run.code, Some(2), "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout
+            .contains("the run passed --max-cycles 3: the scenario asks for 500 cycles"),
+        "{}",
+        run.stdout
+    );
+    let replay = hilbert(&["replay", &journal], None);
+    assert_eq!(replay.code, Some(0), "{}", replay.stdout);
+    assert!(replay.stdout.contains("up to round 3"), "{}", replay.stdout);
+    let _ = std::fs::remove_file(&journal);
+}
+
+#[test]
+fn a_scenario_event_may_name_the_one_agent_it_happens_to() {
+    let p = common::TempDir::with_files(&[
+        (
+            "all.json",
+            br#"{"cycles": 3, "events": [{"cycle": 1, "believe": ["filed(8)"]}]}"#,
+        ),
+        (
+            "one.json",
+            br#"{"cycles": 3, "events": [{"cycle": 1, "agent": "Courier", "believe": ["filed(8)"]}]}"#,
+        ),
+        (
+            "nobody.json",
+            br#"{"cycles": 3, "events": [{"cycle": 1, "agent": "Nobody", "believe": ["filed(8)"]}]}"#,
+        ),
+    ]);
+    let run = |scenario: &str, journal: Option<&str>| {
+        let scenario = p.join(scenario);
+        let mut args = vec![
+            "run",
+            "examples/tells-twice",
+            "--agent",
+            "Client",
+            "--agent",
+            "Courier",
+            "--scenario",
+            &scenario,
+            // Its tell-twice theorem is refuted; the scenario is what is tested.
+            "--unverified",
+        ];
+        args.extend(journal.map(|j| ["--journal", j]).into_iter().flatten());
+        hilbert(&args, None)
+    };
+    // Sent to every agent, the percept must be a belief of each: the client has no `filed`.
+    let all = run("all.json", None);
+    assert_eq!(all.code, Some(2));
+    assert!(
+        all.stderr.contains("not a belief of Client"),
+        "{}",
+        all.stderr
+    );
+    // Named, it goes to the courier alone.
+    let journal = journal_path("one-agent");
+    let one = run("one.json", Some(&journal));
+    assert_eq!(one.code, Some(0), "{}{}", one.stdout, one.stderr);
+    let percepts: Vec<serde_json::Value> = entries(&journal)
+        .into_iter()
+        .filter(|e| e["kind"] == "percept")
+        .collect();
+    assert_eq!(percepts.len(), 1, "{percepts:?}");
+    assert_eq!(percepts[0]["agent"], "Courier");
+    assert_eq!(percepts[0]["added"], serde_json::json!(["filed(8)"]));
+    let replay = hilbert(&["replay", &journal], None);
+    assert_eq!(replay.code, Some(0), "{}", replay.stdout);
+    let _ = std::fs::remove_file(&journal);
+    // An agent the run does not run is a usage error that names the run's agents.
+    let nobody = run("nobody.json", None);
+    assert_eq!(nobody.code, Some(2));
+    assert!(
+        nobody
+            .stderr
+            .contains("`Nobody`, which this run does not run (agents: Client, Courier)")
+            && nobody.stderr.contains("--agent"),
+        "{}",
+        nobody.stderr
+    );
+}
+
+#[test]
+fn a_host_binding_that_cannot_run_gets_a_help_about_host_code() {
+    let p = common::TempDir::with_files(&[(
+        "Probe.ha",
+        "agent Probe : Agency\n{\n  belief seen(n: Int)\n  desire Seen reachable by [Look]\n  commit single_minded\n  attention Looking initially\n  intend Look for Seen when ¬ B(self) seen(1)\n  achieved Seen when B(self) seen(1)\n  plan Look ↦ host.look\n}\n".as_bytes(),
+    )]);
+    let run = hilbert(
+        &["run", &p.path(), "--agent", "Probe", "--unverified"],
+        None,
+    );
+    assert_eq!(run.code, Some(2), "{}{}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("host.look"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("registers no host code") && run.stderr.contains("Hosts::register"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("scenario's atoms"), "{}", run.stderr);
+}
+
+#[test]
+fn a_moved_project_replays_with_sources_dir() {
+    let copy = |dir: &std::path::Path| {
+        std::fs::create_dir_all(dir).unwrap();
+        for f in ["Line.hk", "Operator.ha"] {
+            std::fs::copy(format!("examples/production-line/{f}"), dir.join(f)).unwrap();
+        }
+    };
+    let root = common::TempDir::with_files(&[]);
+    let (before, after) = (root.0.join("before"), root.0.join("after"));
+    copy(&before);
+    let journal = root.join("j.jsonl");
+    let run = hilbert(
+        &[
+            "run",
+            &before.display().to_string(),
+            "--agent",
+            "Operator",
+            "--journal",
+            &journal,
+        ],
+        None,
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    // Paths relative to the project, whose directory is recorded.
+    assert_eq!(header["sources"][0][0], "Line.hk", "{header}");
+    assert!(header["project"].as_str().unwrap().ends_with("before"));
+    // An old journal: absolute paths and no `project`.
+    let mut old = header.clone();
+    old.as_object_mut().unwrap().remove("project");
+    for s in old["sources"].as_array_mut().unwrap() {
+        s[0] = before
+            .join(s[0].as_str().unwrap())
+            .display()
+            .to_string()
+            .into();
+    }
+    let old_journal = root.join("old.jsonl");
+    let rest: String = text.lines().skip(1).map(|l| format!("{l}\n")).collect();
+    std::fs::write(&old_journal, format!("{old}\n{rest}")).unwrap();
+    let replay = hilbert(&["replay", &old_journal], None);
+    assert_eq!(replay.code, Some(0), "{}{}", replay.stdout, replay.stderr);
+    // The project moves: a clear error with a hint, then --sources DIR replays both journals.
+    std::fs::rename(&before, &after).unwrap();
+    let lost = hilbert(&["replay", &journal], None);
+    assert_eq!(lost.code, Some(2));
+    assert!(lost.stderr.contains("--sources DIR"), "{}", lost.stderr);
+    for j in [&journal, &old_journal] {
+        let replay = hilbert(
+            &["replay", j, "--sources", &after.display().to_string()],
+            None,
+        );
+        assert_eq!(replay.code, Some(0), "{}{}", replay.stdout, replay.stderr);
+        assert!(
+            replay.stdout.starts_with("replay matched"),
+            "{}",
+            replay.stdout
+        );
+    }
+    // Sources that changed are still refused.
+    std::fs::write(after.join("Line.hk"), "-- edited\n").unwrap();
+    let changed = hilbert(
+        &[
+            "replay",
+            &journal,
+            "--sources",
+            &after.display().to_string(),
+        ],
+        None,
+    );
+    assert_ne!(changed.code, Some(0));
 }

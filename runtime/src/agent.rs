@@ -135,6 +135,8 @@ pub struct Intention {
     /// Where it is.
     pub status: Status,
     body: Body,
+    /// Why it was released, once it is (its `on abort` handlers then run).
+    released: Option<String>,
 }
 
 /// Why a run could not start.
@@ -226,6 +228,19 @@ impl<'a> AgentRun<'a> {
             });
         }
         for e in &scenario.events {
+            if let Some(a) = &e.agent {
+                if !ir.agents.iter().any(|x| x.name == *a) {
+                    let names: Vec<&str> = ir.agents.iter().map(|a| a.name.as_str()).collect();
+                    return Err(RunError(format!(
+                        "the event at cycle {} is for agent `{a}`, which is not in the project (agents: {})",
+                        e.cycle,
+                        names.join(", ")
+                    )));
+                }
+                if *a != agent.name {
+                    continue;
+                }
+            }
             for text in e.believe.iter().chain(&e.forget) {
                 parse_atom(agent, text).map_err(RunError)?;
             }
@@ -287,6 +302,11 @@ impl<'a> AgentRun<'a> {
         self.inbox.push((from.to_string(), atom));
     }
 
+    /// The scenario's cycles: how many this agent runs at most.
+    pub fn cycles(&self) -> u64 {
+        self.scenario.cycles
+    }
+
     /// Whether every cycle of the scenario has run.
     pub fn done(&self) -> bool {
         self.cycle >= self.scenario.cycles
@@ -297,9 +317,10 @@ impl<'a> AgentRun<'a> {
     pub fn idle(&self) -> bool {
         self.intentions.is_empty()
             && self.inbox.is_empty()
-            && self.event_order[self.next_event..]
-                .iter()
-                .all(|&i| self.scenario.events[i].cycle < self.cycle)
+            && self.event_order[self.next_event..].iter().all(|&i| {
+                let e = &self.scenario.events[i];
+                e.cycle < self.cycle || e.agent.as_ref().is_some_and(|a| *a != self.agent.name)
+            })
     }
 
     /// The journal's header for a run of these agents.
@@ -312,6 +333,7 @@ impl<'a> AgentRun<'a> {
                 Reconsideration::OnChange(w) => w.iter().cloned().collect(),
                 _ => Vec::new(),
             },
+            project: None,
             sources,
             scenario: self.scenario.clone(),
             unverified: None,
@@ -455,7 +477,7 @@ impl<'a> AgentRun<'a> {
             if e.cycle > self.cycle {
                 break;
             }
-            if e.cycle == self.cycle {
+            if e.cycle == self.cycle && e.agent.as_ref().is_none_or(|a| *a == self.agent.name) {
                 events.push(e.clone());
             }
             self.next_event += 1;
@@ -599,6 +621,7 @@ impl<'a> AgentRun<'a> {
                 });
                 self.absorb(k, net, step);
                 self.intentions[k].status = Status::Aborting;
+                self.intentions[k].released = Some(reason);
                 self.end_if_done(k);
             }
             Body::Host { .. } => {
@@ -811,6 +834,7 @@ impl<'a> AgentRun<'a> {
                 desire: d,
                 status: Status::Running,
                 body,
+                released: None,
             });
         }
     }
@@ -902,19 +926,7 @@ impl<'a> AgentRun<'a> {
                     let mut steps = sem.steps(&s);
                     if steps.is_empty() {
                         if !s.finished() {
-                            let i = &self.intentions[k];
-                            let (id, plan, desire) = (
-                                i.id,
-                                self.agent.plans[i.plan].name.clone(),
-                                self.agent.desires[i.desire].name.clone(),
-                            );
-                            self.log(Event::Release {
-                                intention: id,
-                                plan,
-                                desire,
-                                reason: "plan stuck: no process can move".into(),
-                                because: None,
-                            });
+                            self.stuck(k, net, &s);
                             self.intentions.remove(k);
                             continue;
                         }
@@ -975,6 +987,53 @@ impl<'a> AgentRun<'a> {
         }
     }
 
+    /// Intention `k` of network `net` can never move again in state `s`: said once, with the
+    /// state; a running plan is then released (`plan stuck`), while one whose `on abort`
+    /// handlers are stuck was released already and is not released again.
+    fn stuck(&mut self, k: usize, net: usize, s: &State) {
+        let network = self.network(net);
+        let mut state = Vec::new();
+        describe_stuck(network, &s.term, "", &mut state);
+        let beliefs: Vec<String> = s
+            .beliefs
+            .iter()
+            .map(|a| self.atom_text(Some(network), a))
+            .collect();
+        let shown = beliefs.len().min(16);
+        let mut line = format!("beliefs: {{{}}}", beliefs[..shown].join(", "));
+        if beliefs.len() > shown {
+            line.push_str(&format!(" and {} more", beliefs.len() - shown));
+        }
+        state.push(line);
+        let i = &self.intentions[k];
+        let (id, plan, desire) = (
+            i.id,
+            self.agent.plans[i.plan].name.clone(),
+            self.agent.desires[i.desire].name.clone(),
+        );
+        let released = i.released.clone();
+        let during = match &released {
+            Some(reason) => format!("its on abort handlers (released: {reason})"),
+            None => "the plan".to_string(),
+        };
+        self.log(Event::Stuck {
+            intention: id,
+            plan: plan.clone(),
+            desire: desire.clone(),
+            during,
+            state,
+        });
+        if released.is_none() {
+            self.log(Event::Release {
+                intention: id,
+                plan,
+                desire,
+                reason: "plan stuck: no process can move".into(),
+                because: None,
+            });
+        }
+    }
+
     /// Credits each reward rule once per intention of its plan, when its condition holds.
     fn rewards(&mut self) {
         for (r, rule) in self.agent.rewards.iter().enumerate() {
@@ -1027,6 +1086,18 @@ impl<'a> System<'a> {
         scenario: Scenario,
         hosts: Hosts,
     ) -> Result<System<'a>, RunError> {
+        if let Some(e) = scenario
+            .events
+            .iter()
+            .find(|e| e.agent.as_ref().is_some_and(|a| !names.contains(a)))
+        {
+            return Err(RunError(format!(
+                "the event at cycle {} is for agent `{}`, which this run does not run (agents: {})",
+                e.cycle,
+                e.agent.as_deref().unwrap_or_default(),
+                names.join(", ")
+            )));
+        }
         let agents = names
             .iter()
             .map(|n| AgentRun::new(ir, n, policy.clone(), scenario.clone(), hosts.clone()))
@@ -1088,6 +1159,74 @@ impl<'a> System<'a> {
                 return Ok(Ended::Finished { rounds });
             }
         }
+    }
+}
+
+/// One line per thread of `term` that has not ended, saying what it waits on (`Heat: waits to
+/// receive on coolant`), with `context` before it (`in handlers`, `stopped`).
+fn describe_stuck(net: &Network, term: &semantics::Term, context: &str, out: &mut Vec<String>) {
+    use hilbert_certificates::ir::Node;
+    use semantics::Term;
+    let within = |what: &str| {
+        if context.is_empty() {
+            what.to_string()
+        } else {
+            format!("{context}, {what}")
+        }
+    };
+    match term {
+        Term::Done => {}
+        Term::Faulted(f) => out.push(format!("{}faulted: {f:?}", prefix(context))),
+        Term::Thread {
+            inst, stack, env, ..
+        } => {
+            let slot_chan = |slot: &hilbert_certificates::ir::Slot| {
+                env.get(slot.0 as usize)
+                    .map_or_else(|| "?".to_string(), |v| net.channel_name(v))
+            };
+            let what = match stack.last().and_then(|n| net.nodes.get(n.0 as usize)) {
+                Some(Node::Stop) => "STOP: never moves".to_string(),
+                Some(Node::Send { chan, .. }) => format!("waits to send on {}", slot_chan(chan)),
+                Some(Node::Recv { chan, .. }) => {
+                    format!("waits to receive on {}", slot_chan(chan))
+                }
+                Some(_) => "waits for a step".to_string(),
+                None => "has ended".to_string(),
+            };
+            out.push(format!(
+                "{}{}: {what}",
+                prefix(context),
+                net.instance_name(*inst)
+            ));
+        }
+        Term::Then(first, _) => describe_stuck(net, first, context, out),
+        Term::Par(terms) => {
+            for t in terms {
+                describe_stuck(net, t, context, out);
+            }
+        }
+        Term::Choice(terms) => {
+            for t in terms {
+                describe_stuck(net, t, &within("one alternative of a choice"), out);
+            }
+        }
+        Term::Interrupt(left, right) => {
+            describe_stuck(net, left, context, out);
+            describe_stuck(net, right, &within("the interrupting side"), out);
+        }
+        Term::Suspended(t) => describe_stuck(net, t, &within("stopped, awaiting resume"), out),
+        Term::Label { body, .. } | Term::Inst { body, .. } => {
+            describe_stuck(net, body, context, out)
+        }
+        Term::Handling { body, .. } => describe_stuck(net, body, &within("in handlers"), out),
+    }
+}
+
+fn prefix(context: &str) -> String {
+    if context.is_empty() {
+        String::new()
+    } else {
+        format!("({context}) ")
     }
 }
 

@@ -20,7 +20,12 @@ pub struct Header {
     pub policy: String,
     /// For `on-change`: the watched predicates.
     pub watch: Vec<String>,
-    /// The project's sources, with their SHA-256 (hex): a replay refuses other sources.
+    /// The project's directory, absolute: the sources' paths are relative to it (journals
+    /// written before it existed have none, and absolute source paths).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project: Option<String>,
+    /// The project's sources, relative to `project`, with their SHA-256 (hex): a replay refuses
+    /// other sources.
     pub sources: Vec<(String, String)>,
     /// The scenario, in full.
     pub scenario: Scenario,
@@ -118,6 +123,23 @@ pub enum Event {
         reason: String,
         /// For `impossible`: the rule's `because`.
         because: Option<String>,
+    },
+    /// A plan can never move again although it has not ended: no process can move, in its body
+    /// or in the handlers a command started. Said once, with where it is stuck; a plan stuck
+    /// while it runs is then released (`plan stuck`), and one stuck in its `on abort`
+    /// handlers, already released, is dropped with them unfinished (never released twice).
+    Stuck {
+        /// The intention.
+        intention: u64,
+        /// The plan.
+        plan: String,
+        /// The desire.
+        desire: String,
+        /// What was running: `the plan`, or `its on abort handlers (released: REASON)`.
+        during: String,
+        /// The state it is stuck in: one line per process that has not ended (its instance and
+        /// what it waits on), then the beliefs the plan reads.
+        state: Vec<String>,
     },
     /// A plan command from the runtime: `abort`, `stop` or `resume`.
     Command {

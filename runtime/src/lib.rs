@@ -37,7 +37,7 @@
 //!
 //! // A percept from a sensor at cycle 1.
 //! let scenario = Scenario {
-//!     events: vec![ScenarioEvent { cycle: 1, believe: vec!["hot(1)".into()], forget: vec![], drop: vec![] }],
+//!     events: vec![ScenarioEvent { cycle: 1, agent: None, believe: vec!["hot(1)".into()], forget: vec![], drop: vec![] }],
 //!     ..Scenario::default()
 //! };
 //! let mut run = AgentRun::new(&ir, "Kettle", Reconsideration::Cautious, scenario, hosts).unwrap();

@@ -82,6 +82,9 @@ impl Default for Scenario {
 pub struct ScenarioEvent {
     /// The cycle.
     pub cycle: u64,
+    /// The one agent it happens to (`"agent": "Pump"`); none: every agent of the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
     /// Percepts: atoms to believe.
     #[serde(default)]
     pub believe: Vec<String>,

@@ -40,6 +40,7 @@ fn scenario(alarm_at: Option<u64>, seed: u64) -> Scenario {
         beliefs: vec!["made(0)".into()],
         events: alarm_at
             .map(|c| ScenarioEvent {
+                agent: None,
                 cycle: c,
                 believe: vec!["alarm(\"raised\")".into()],
                 forget: vec![],
@@ -196,6 +197,7 @@ fn an_open_minded_agent_drops_work_when_it_no_longer_wants_the_parts() {
     let open = ir(&|s| s.replace("commit single_minded", "commit open_minded"));
     let mut sc = scenario(None, 1);
     sc.events.push(ScenarioEvent {
+        agent: None,
         cycle: 2,
         believe: vec![],
         forget: vec![],

@@ -27,6 +27,7 @@ fn main() {
                         beliefs: vec!["made(0)".into()],
                         events: alarm
                             .map(|c| ScenarioEvent {
+                                agent: None,
                                 cycle: c,
                                 believe: vec!["alarm(\"raised\")".into()],
                                 forget: vec![],
