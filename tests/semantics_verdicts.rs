@@ -329,6 +329,19 @@ plan Main() : A
     assert_eq!(status(&v, "Main_live_D"), "proved");
 }
 
+#[test]
+fn a_tail_call_is_evaluated_when_its_step_is_taken_not_while_expanding() {
+    // Found by the long differential run (seed 1036853): the build evaluated the tail call's
+    // arguments while expanding the alternative, faulted it there, and so offered only the
+    // SKIP alternative: no deadlock was proved. The tail call is the alternative's first step;
+    // taking it overflows and faults: a reachable deadlock.
+    let plans = "plan Work(k: Int) : A ≔ believe done(k)
+plan Main() : A ≔ SKIP □ Work(9223372036854775807 + 1)
+";
+    let v = verdicts("B(self) done(1)", plans);
+    assert_eq!(status(&v, "Main_no_deadlock"), "refuted");
+}
+
 // ---------------------------------------------------------------- issue 30: abortable
 
 #[test]

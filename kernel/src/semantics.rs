@@ -1048,6 +1048,11 @@ impl<'a> Semantics<'a> {
                     args,
                     tail,
                 } => {
+                    if *tail && !effects {
+                        // Committing to a tail call is the alternative's first step: its
+                        // arguments are evaluated then, not while expanding (docs/semantics.md).
+                        return ready(plan, stack, env);
+                    }
                     let mut params = Vec::with_capacity(args.len());
                     for a in args {
                         let v = match a {
@@ -1064,11 +1069,6 @@ impl<'a> Semantics<'a> {
                     }
                     stack.pop();
                     if *tail {
-                        if !effects {
-                            // Committing to a tail call is the alternative's first step.
-                            stack.push(top);
-                            return ready(plan, stack, env);
-                        }
                         let Some(new_env) = self.fresh_env(inst, *callee, params) else {
                             return Term::Faulted(Fault::Malformed(top));
                         };

@@ -908,6 +908,11 @@ impl<'n> Code<'n> {
                     args,
                     tail,
                 } => {
+                    if *tail && !effects {
+                        // As the kernel's: the tail call is the first step; no argument is
+                        // evaluated while expanding.
+                        return self.thread(ar, inst, plan, true, stack, env);
+                    }
                     let mut params = Vec::with_capacity(args.len());
                     for a in args {
                         let v = match a {
@@ -925,10 +930,6 @@ impl<'n> Code<'n> {
                     stack.pop();
                     let callee = callee.0;
                     if *tail {
-                        if !effects {
-                            stack.push(top);
-                            return self.thread(ar, inst, plan, true, stack, env);
-                        }
                         let Some(new_env) = self.fresh_env(inst, callee, params) else {
                             return self.faulted(ar, Fault::Malformed(NodeId(top)));
                         };
