@@ -236,3 +236,48 @@ fn a_when_arm_after_other_is_refused() {
         "{all}"
     );
 }
+
+#[test]
+fn a_value_formula_reading_an_unset_parameter_keeps_the_parameter() {
+    // Before, `.hb` formulas read an agent parameter with no value as 0: the certificate's IR
+    // (and its listing) said `option Work := 2.0 * 0.0 + 1.0`. Now the parameter stays a parameter,
+    // and the listing says what the source says; with a value, the value.
+    let agent = "agent A(t: Int) : Agency
+{
+  belief done(n: Int)
+  desire D reachable by [Work]
+  commit single_minded
+  intend Work for D when ¬ B(self) done(1)
+  achieved D when B(self) done(1)
+  plan Work ↦ Steps.Run
+}
+";
+    let values = "values A {\n  option Work ≔ 2 * t + 1\n  policy greedy\n}\n";
+    let plans = "plan Run() : A ≔ believe done(1)\n";
+    let dir = TempDir::with_files(&[
+        ("A.ha", agent.as_bytes()),
+        ("Steps.hk", plans.as_bytes()),
+        ("V.hb", values.as_bytes()),
+    ]);
+    let listing = |params: &[&str]| -> String {
+        let out = dir.join(&format!("out{}", params.len()));
+        let mut args = vec!["build", &dir.0.to_str().unwrap(), "--out", &out];
+        for p in params {
+            args.extend(["--param", p]);
+        }
+        let run = hilbert(&args, None);
+        assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+        let cert = format!("{out}/A.Work.cert");
+        hilbert(&["verify", &cert, "--dump"], None).stdout
+    };
+    let unset = listing(&[]);
+    let line = unset
+        .lines()
+        .find(|l| l.contains("option Work"))
+        .unwrap_or_else(|| panic!("no option in the listing:\n{unset}"));
+    assert!(line.contains("* t +"), "{line}");
+    assert!(!line.contains("* 0.0"), "{line}");
+    let set = listing(&["A.t=4"]);
+    let line = set.lines().find(|l| l.contains("option Work")).unwrap();
+    assert!(line.contains("* 4.0 +"), "{line}");
+}

@@ -193,6 +193,10 @@ pub enum ValueOp {
     /// Pop b, a; push the remainder of a ÷ b, with the sign of a (`7.5 % 2` is 1.5, `-7 % 2`
     /// is −1). Appended last, so that every earlier operation keeps its encoding.
     Rem,
+    /// Push agent parameter `i` (an index into [`Agent::params`]), read by a formula when the
+    /// build gave it no value. A run gives every parameter its values read a value and lowers
+    /// them as constants, so a run never evaluates one. Appended last, like `Rem`.
+    Param(u32),
 }
 
 /// The policies (parameters as `f64` bits).

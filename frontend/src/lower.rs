@@ -600,7 +600,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// The agent's `.hb` block as value programs: names (`.hb` values, then `.ha` values) are
-    /// inlined; agent parameters are their values (0 when none is given).
+    /// inlined; agent parameters are their values (`ValueOp::Param` when none is given).
     fn values(&self, agent: usize) -> Option<Values> {
         let info = self
             .program
@@ -688,17 +688,20 @@ impl<'a> Lowerer<'a> {
             ExprKind::Var(v) => match named.iter().find(|(n, _)| *n == v.name) {
                 // The checks refuse cycles; the depth bound only guards against a bug.
                 Some((_, def)) if depth < 64 => self.value_expr(agent, def, named, depth + 1, out),
-                // An agent parameter: its value (a run needs every parameter it reads given).
-                _ => match self.program.agents[agent]
-                    .param(&v.name)
-                    .and_then(|p| self.args[agent].get(p).cloned().flatten())
-                {
-                    Some(Literal::Int(n)) => out.push(ValueOp::Const((n as f64).to_bits())),
-                    Some(Literal::Bool(b)) => {
-                        out.push(ValueOp::Const(f64::from(u8::from(b)).to_bits()))
+                // An agent parameter: its value, or, with none given, the parameter itself (a
+                // run needs every parameter its values read given: `params_read`).
+                _ => {
+                    let p = self.program.agents[agent].param(&v.name);
+                    match p.and_then(|p| self.args[agent].get(p).cloned().flatten()) {
+                        Some(Literal::Int(n)) => out.push(ValueOp::Const((n as f64).to_bits())),
+                        Some(Literal::Bool(b)) => {
+                            out.push(ValueOp::Const(f64::from(u8::from(b)).to_bits()))
+                        }
+                        None if p.is_some() => out.push(ValueOp::Param(p.unwrap_or(0) as u32)),
+                        // The checker refuses any other name in a value formula.
+                        _ => out.push(zero),
                     }
-                    _ => out.push(zero),
-                },
+                }
             },
             _ => out.push(zero),
         }

@@ -227,6 +227,9 @@ pub fn evaluate(options: &[(u32, ValueProgram)], k: usize, batch: &dyn Features)
                     stack.push((0..n).map(|s| batch.feature(s, belief.0, field)).collect())
                 }
                 ValueOp::Learned(b) => stack.push((0..n).map(|s| batch.learned(s, b)).collect()),
+                // A run refuses an agent whose values read a parameter it gives no value, so no
+                // formula it evaluates has one; NaN, never a made-up number, if one came.
+                ValueOp::Param(_) => stack.push(vec![f64::NAN; n]),
                 ValueOp::Neg => {
                     if let Some(a) = stack.last_mut() {
                         a.iter_mut().for_each(|x| *x = -*x);

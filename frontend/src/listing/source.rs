@@ -578,6 +578,16 @@ fn value_text(a: &Agent, p: &ValueProgram) -> String {
                 let text = format!("learned({})", binding_name(a, *b));
                 push_leaf(&mut nodes, &mut stack, text, ATOM);
             }
+            ValueOp::Param(i) => {
+                let text = a.params.get(*i as usize).map_or_else(
+                    || {
+                        malformed = true;
+                        format!("<param {i}?>")
+                    },
+                    |(n, _)| esc(n),
+                );
+                push_leaf(&mut nodes, &mut stack, text, ATOM);
+            }
             ValueOp::Neg => {
                 let x = stack.pop().unwrap_or_else(|| {
                     malformed = true;
