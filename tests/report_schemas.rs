@@ -283,3 +283,21 @@ fn docs_runtime_names_every_journal_kind_of_the_schema() {
         }
     }
 }
+
+#[test]
+fn docs_cli_describes_the_counterexample_the_build_report_gives() {
+    // docs/cli.md said a counterexample was "a list of steps"; the build gives (and the schema
+    // requires) an object of `steps`, `cycle_from` and `conclusion` (issue 30, item 9).
+    let schema = schema("build-report.schema.json");
+    let docs = std::fs::read_to_string("docs/cli.md").unwrap();
+    let cex = &schema["$defs"]["counterexample"];
+    assert_eq!(cex["type"], "object");
+    for key in cex["required"].as_array().unwrap() {
+        let key = key.as_str().unwrap();
+        assert!(
+            docs.contains(&format!("\"{key}\":")),
+            "docs/cli.md does not describe the counterexample's `{key}`"
+        );
+    }
+    assert!(!docs.contains("`counterexample`, when present, is a list of steps"));
+}
