@@ -447,7 +447,7 @@ fn theorems_of(
             out.push(Spec {
                 name: format!("{}_tell_feasible_{n}", code.name),
                 statement: format!(
-                    "∀ w, {lc}Reachable(w) ∧ tells_{n}(w) ⇒ B(self) {pred} ∧ ¬B(self) B({j}) {pred}"
+                    "∀ w, {lc}Reachable(w) ∧ tells_{n}(w) ⇒ B(self) {pred} ∧ ¬B({j}) {pred}"
                 ),
                 about: About::Tell(ir::PlanId(pi as u32), n, handler),
             });
