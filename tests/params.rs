@@ -209,3 +209,41 @@ fn check_takes_param_values_for_the_frame_conditions_that_read_them() {
     assert_eq!(bad.code, Some(2));
     assert!(bad.stderr.contains("is not an integer"), "{}", bad.stderr);
 }
+
+#[test]
+fn a_theorem_statement_says_the_parameter_value_it_is_about() {
+    // The lowering writes a given value into the goal, so the theorem is about count(3); the
+    // statement said count(target) (issue 30 item 9). With no value, the parameter it reads.
+    let statement = |params: &[&str]| -> String {
+        let out = std::env::temp_dir().join(format!(
+            "hilbert-statement-{}-{}",
+            std::process::id(),
+            params.len()
+        ));
+        let mut args = vec![
+            "build",
+            "examples/agent-parameters",
+            "--format",
+            "json",
+            "--out",
+        ];
+        let out = out.display().to_string();
+        args.push(&out);
+        for p in params {
+            args.extend(["--param", p]);
+        }
+        let run = common::hilbert(&args, None);
+        let report: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
+        report["theorems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == "Count_live_Reached")
+            .expect("the liveness theorem")["statement"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert!(statement(&["Counter.target=3"]).ends_with(", count(3))"));
+    assert!(statement(&[]).ends_with(", count(target))"));
+}

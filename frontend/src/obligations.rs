@@ -249,9 +249,60 @@ fn lower_camel(name: &str) -> String {
 }
 
 /// A condition as the source writes it, without the `B(self) ` of each belief test.
-fn goal_text(sources: &SourceMap, e: &ast::Expr) -> String {
+/// A goal as the source writes it, with `B(self)` left out and every agent parameter that has a
+/// value written as that value (the lowering writes it into the rule as a literal, so the
+/// theorem is about the value: `delivered(3)`, not `delivered(dose)`).
+fn goal_text(sources: &SourceMap, e: &ast::Expr, agent: &ir::Agent) -> String {
+    fn vars(e: &ast::Expr, out: &mut Vec<(Span, String)>) {
+        use ast::ExprKind;
+        match &e.kind {
+            ExprKind::Var(v) => out.push((e.span, v.name.to_string())),
+            ExprKind::Unary(_, a) => vars(a, out),
+            ExprKind::Binary(_, a, b) => {
+                vars(a, out);
+                vars(b, out);
+            }
+            ExprKind::Chain { first, rest } => {
+                vars(first, out);
+                rest.iter().for_each(|(_, b)| vars(b, out));
+            }
+            ExprKind::Believes { atom, .. } => atom.args.iter().for_each(|a| vars(a, out)),
+            ExprKind::Call { args, .. } => args.iter().for_each(|a| vars(a, out)),
+            _ => {}
+        }
+    }
     let text = sources.get(e.span.file).slice(e.span);
-    text.replace("B(self) ", "").replace("B(self)", "")
+    let mut found = Vec::new();
+    vars(e, &mut found);
+    let mut out = String::new();
+    let mut at = 0usize;
+    for (span, name) in found {
+        let value = agent
+            .params
+            .iter()
+            .zip(&agent.args)
+            .find(|((n, _), _)| *n == name)
+            .and_then(|(_, v)| v.as_ref());
+        let (Some(value), Some(start), Some(end)) = (
+            value,
+            span.start.checked_sub(e.span.start).map(|x| x as usize),
+            span.end.checked_sub(e.span.start).map(|x| x as usize),
+        ) else {
+            continue;
+        };
+        if start < at || end > text.len() || !text.is_char_boundary(start) {
+            continue;
+        }
+        out.push_str(&text[at..start]);
+        out.push_str(&match value {
+            ir::Literal::Int(n) => n.to_string(),
+            ir::Literal::Bool(b) => b.to_string(),
+            ir::Literal::Str(s) => format!("{s:?}"),
+        });
+        at = end;
+    }
+    out.push_str(&text[at..]);
+    out.replace("B(self) ", "").replace("B(self)", "")
 }
 
 /// An atom as a person reads it.
@@ -382,7 +433,7 @@ fn theorems_of(
         let goal = desire
             .achieved
             .iter()
-            .map(|e| goal_text(sources, e))
+            .map(|e| goal_text(sources, e, ir_agent))
             .collect::<Vec<_>>()
             .join(" ∨ ");
         out.push(Spec {
@@ -514,7 +565,7 @@ pub fn prove_reusing(
                                 agent.desires[di]
                                     .achieved
                                     .iter()
-                                    .map(|e| goal_text(sources, e))
+                                    .map(|e| goal_text(sources, e, ir_agent))
                                     .collect::<Vec<_>>()
                                     .join(" ∨ ")
                             ),
@@ -759,7 +810,7 @@ fn release_warnings(
                     .with_label("not one belief with constant arguments")
                     .with_note(format!(
                         "a release theorem is proved for a condition that is one belief with constant arguments (`B(self) leak(1)`); for `{}` the build does not check that aborting `{plan_name}` finishes, so a stuck `on abort` handler goes unnoticed",
-                        goal_text(sources, rule)
+                        goal_text(sources, rule, ir_agent)
                     ))
                     .with_help("write the condition as one belief with constant arguments if it can be, or check the handlers by hand"),
                 );
