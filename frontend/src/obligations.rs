@@ -248,7 +248,6 @@ fn lower_camel(name: &str) -> String {
     }
 }
 
-/// A condition as the source writes it, without the `B(self) ` of each belief test.
 /// A goal as the source writes it, with `B(self)` left out and every agent parameter that has a
 /// value written as that value (the lowering writes it into the rule as a literal, so the
 /// theorem is about the value: `delivered(3)`, not `delivered(dose)`).

@@ -282,6 +282,10 @@ pub fn run(exe: &Path, plan: &Plan, bounds: &Bounds, mut progress: impl FnMut(&R
         .filter(|f| ![MEMORY, STALL, CRASH].contains(&f.class.as_str()))
         .map(|f| (f.class.clone(), f.seed))
         .collect();
+    if plan.shrink == 0 {
+        r.seconds = begun.elapsed().as_secs_f64();
+        return r;
+    }
     for (class, seed) in classes {
         let mut args = vec![
             "--shrink-seed".to_string(),
@@ -294,9 +298,6 @@ pub fn run(exe: &Path, plan: &Plan, bounds: &Bounds, mut progress: impl FnMut(&R
         if !plan.avoid.is_empty() {
             args.push("--avoid".into());
             args.push(plan.avoid.join(","));
-        }
-        if plan.shrink == 0 {
-            break;
         }
         if let Child::Done(out) = child(exe, &args, seed, bounds)
             && let Some(m) = out.lines().find_map(campaign::decode_found)
