@@ -814,6 +814,12 @@ pub fn trace_line(e: &Entry, agents: bool) -> String {
             } => {
                 format!("{command} #{intention} {plan}: {reason}")
             }
+            Event::Status {
+                intention,
+                plan,
+                status,
+                reason,
+            } => format!("{status} #{intention} {plan}: {reason}"),
             Event::Step {
                 intention,
                 plan,

@@ -76,12 +76,13 @@ fn the_smoke_suite_runs_every_model_and_every_verdict_is_as_expected() {
             assert_eq!(t["kernel"] == "proved", proved, "{t}");
         }
     }
-    // The seed's production line: its five theorems (`Produce_abortable` among them), all proved.
+    // The seed's production line: its six theorems (`Work_released_Produced`, over the alarm
+    // arriving from outside, and `Produce_abortable` among them), all proved.
     let line = rows
         .iter()
         .find(|r| r["model"] == "production-line")
         .unwrap();
-    assert_eq!(line["theorems"].as_array().unwrap().len(), 5);
+    assert_eq!(line["theorems"].as_array().unwrap().len(), 6);
     // The token ring of 3: 3 · 2⁴ states.
     let ring = rows.iter().find(|r| r["model"] == "token-ring").unwrap();
     assert_eq!(ring["states"], 48);

@@ -646,8 +646,9 @@ fn check_pipeline(p: &Pipeline, what: &str) {
         assert!(tests > 0 && failures == 0 && errors == 0, "{what}: {path}");
     }
     for path in &p.sarif {
-        // No theorem is a result; proving the seed warns HK0069, once.
-        assert_eq!(sarif(&dir.0, path), ["HK0069"], "{what}: {path}");
+        // No theorem is a result, and proving the seed warns nothing (its release is proved
+        // over the alarm arriving from outside).
+        assert!(sarif(&dir.0, path).is_empty(), "{what}: {path}");
     }
     assert!(dir.0.join("target/hilbert/Operator.Work.cert").exists());
 

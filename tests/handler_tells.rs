@@ -1,7 +1,7 @@
-//! A `tell` inside a handler (`on stop`, `on resume`, `on abort`) runs whenever the runtime
-//! releases or stops the intention, in any state: those runs are not explored, so its
-//! `_tell_feasible_N` is `unproved` with the reason, and the kernel never admits it
-//! (`tell.handler`), whether or not the explored graph reaches the tell (issue 29, item 9).
+//! A `tell` inside a handler (`on stop`, `on resume`, `on abort`) runs when the plan's own
+//! commands land and whenever the runtime releases or stops the intention, in any state: its
+//! `_tell_feasible_N` is decided over the scene and the explorations of the runtime's commands
+//! (issue 30), by the build and by the kernel alike.
 
 mod common;
 
@@ -36,81 +36,112 @@ fn tell_theorem(report: &serde_json::Value) -> &serde_json::Value {
 }
 
 #[test]
-fn a_tell_in_a_handler_is_unproved_never_proved() {
-    for (body, handler) in [
-        // The handler never runs in the scene: nothing aborts the plan.
+fn a_tell_in_a_handler_is_decided_over_every_run_of_the_handler_explored() {
+    for (body, handler, status) in [
+        // Nothing in the scene aborts the plan, but the runtime may, in any state: the
+        // abortable exploration runs the handler, which believes before it tells.
         (
             "believe done(1)",
             "on abort ≔ believe ready(1) ; tell Hearer ready(1)",
+            "proved",
         ),
-        // Without the believe, the agent would tell what it does not believe.
-        ("believe done(1)", "on abort ≔ tell Hearer ready(1)"),
-        // The scene does run the handler (`abort self`), feasibly; releases at run time are
-        // still not explored.
+        // Without the believe, the agent tells what it does not believe (was `unproved`).
+        (
+            "believe done(1)",
+            "on abort ≔ tell Hearer ready(1)",
+            "refuted",
+        ),
+        // The scene runs the handler (`abort self`) feasibly, after `ready(1)`; but the runtime
+        // may abort before it, where the tell is infeasible (was `unproved`).
         (
             "believe ready(1) ; believe done(1) ; abort self",
             "on abort ≔ tell Hearer ready(1)",
+            "refuted",
         ),
-        // `on stop` and `on resume` run when a higher-priority intention takes over.
-        ("believe done(1)", "on stop ≔ tell Hearer ready(1)"),
-        ("believe done(1)", "on resume ≔ tell Hearer ready(1)"),
+        // No desire of Talker has a higher priority: the runtime never stops this plan, and
+        // nothing in the scene does, so the handler never runs (no `Go_stoppable` either).
+        (
+            "believe done(1)",
+            "on stop ≔ tell Hearer ready(1)",
+            "proved",
+        ),
+        (
+            "believe done(1)",
+            "on resume ≔ tell Hearer ready(1)",
+            "proved",
+        ),
     ] {
         let dir = project(body, handler);
         let (code, report) = build(&dir);
         let t = tell_theorem(&report);
-        assert_eq!(t["status"], "unproved", "{handler}: {t}");
-        let handler_name = handler.split(" ≔").next().unwrap();
-        let reason = t["reason"].as_str().unwrap();
-        assert!(
-            reason.contains(&format!("the `{handler_name}` handler of `Go`"))
-                && reason.contains("not explored"),
-            "{reason}"
+        assert_eq!(t["status"], status, "{handler}: {t}");
+        // The kernel agrees: admitted when proved, refused when refuted.
+        let kernel = if status == "proved" {
+            "admitted"
+        } else {
+            "refused"
+        };
+        assert_eq!(t["kernel"], kernel, "{handler}: {t}");
+        assert_eq!(
+            code,
+            Some(if status == "proved" { 0 } else { 1 }),
+            "{report}"
         );
-        assert_eq!(t["kernel"], "refused", "{t}");
-        assert!(
-            t["kernel_reason"]
-                .as_str()
-                .unwrap()
-                .starts_with("tell.handler: tell 1 is in a handler"),
-            "{t}"
-        );
-        // The build is not admitted; the other theorems keep their verdicts.
-        assert_eq!(code, Some(1), "{report}");
-        assert_eq!(report["admitted"], false);
-        let others: Vec<&str> = report["theorems"]
+        if status == "refuted" {
+            // The path to where the runtime's abort lands, then the abort, in which the
+            // handler tells at once.
+            let steps = t["counterexample"]["steps"].as_array().unwrap();
+            assert_eq!(steps.last().unwrap()["event"], "abort Go", "{handler}: {t}");
+            assert!(
+                t["kernel_reason"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("tell.feasible:"),
+                "{t}"
+            );
+        }
+        let names: Vec<&str> = report["theorems"]
             .as_array()
             .unwrap()
             .iter()
-            .filter(|t| t["name"] != "Go_tell_feasible_1")
-            .map(|t| t["status"].as_str().unwrap())
+            .map(|t| t["name"].as_str().unwrap())
             .collect();
-        // With an `on abort` handler the network has `Go_abortable` too (issue 30), proved.
-        let expected = if handler_name == "on abort" { 5 } else { 4 };
-        assert_eq!(others, vec!["proved"; expected], "{handler}");
+        assert!(!names.contains(&"Go_stoppable"), "{names:?}");
+    }
+}
 
-        // The kernel alone derives it from the IR: `verify` refuses it, with or without the
-        // sources, whatever witness the certificate carries.
-        let cert = dir.join("out/Talker.Go.cert");
-        let run = hilbert(&["verify", &cert, "--format", "json"], None);
-        assert_eq!(run.code, Some(1), "{}", run.stdout);
-        let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-        let o = v["certificates"][0]["obligations"]
+#[test]
+fn a_tell_in_a_stop_handler_is_decided_over_the_stops_the_runtime_may_make() {
+    // A desire of higher priority: the runtime may stop Go in any state, and the handler tells
+    // before `ready(1)` is believed in the first state: refuted, by the stoppable exploration.
+    let ha = "agent Talker : Agency\n{\n  belief ready(n: Int)\n  belief done(n: Int)\n  belief hot(n: Int)\n  desire Done reachable by [Go]\n  desire Cool priority 1 reachable by [Fan]\n  commit single_minded\n  attention Working initially\n  intend Go for Done when ¬ B(self) done(1)\n  achieved Done when B(self) done(1)\n  intend Fan for Cool when B(self) hot(1)\n  achieved Cool when ¬ B(self) hot(1)\n  plan Go ↦ Talk.Go\n  plan Fan ↦ Talk.Fan\n}\nagent Hearer : Agency\n{\n  belief ready(n: Int)\n  commit single_minded\n  attention Waiting initially\n}\n";
+    for (stop, status) in [
+        ("on stop ≔ tell Hearer ready(1)", "refuted"),
+        (
+            "on stop ≔ believe ready(1) ; tell Hearer ready(1)",
+            "proved",
+        ),
+    ] {
+        let hk = format!(
+            "plan Go() : Talker\n{{\n  body ≔ believe done(1)\n  {stop}\n}}\nplan Fan() : Talker ≔ forget hot(1)\n"
+        );
+        let dir = TempDir::with_files(&[("Talker.ha", ha.as_bytes()), ("Talk.hk", hk.as_bytes())]);
+        let (_, report) = build(&dir);
+        let t = tell_theorem(&report);
+        assert_eq!(t["status"], status, "{stop}: {report}");
+        let kernel = if status == "proved" {
+            "admitted"
+        } else {
+            "refused"
+        };
+        assert_eq!(t["kernel"], kernel, "{stop}: {t}");
+        let stoppable = report["theorems"]
             .as_array()
             .unwrap()
             .iter()
-            .find(|o| o["name"] == "Go_tell_feasible_1")
-            .unwrap()
-            .clone();
-        assert_eq!(o["verdict"], "refused");
-        assert_eq!(o["rule"], "tell.handler");
-        let run = hilbert(&["verify", &cert, "--sources", &dir.path()], None);
-        assert_eq!(run.code, Some(1), "{}", run.stdout);
-        assert!(
-            run.stdout
-                .contains("Go_tell_feasible_1  refused (tell.handler)"),
-            "{}",
-            run.stdout
-        );
+            .find(|t| t["name"] == "Go_stoppable")
+            .unwrap_or_else(|| panic!("no Go_stoppable: {report}"));
+        assert_eq!(stoppable["status"], "proved", "{stoppable}");
     }
 }
 

@@ -344,8 +344,9 @@ fn a_network_that_is_not_proved_is_not_kept_for_reuse() {
 
 #[test]
 fn a_reused_network_gives_the_warnings_proving_it_gave() {
-    // The seed's Work network raises no alarm, so its release theorem is vacuous: HK0069. A
-    // rebuild that reuses the network warns the same, and --deny-warnings refuses both.
+    // An impossible condition that is not one constant belief has no release theorem: HK0070,
+    // from proving. A rebuild that reuses the network warns the same, and --deny-warnings
+    // refuses both.
     let tmp = TempDir::with_files(&[]);
     let out = tmp.join("out");
     let mut codes = Vec::new();
@@ -353,7 +354,7 @@ fn a_reused_network_gives_the_warnings_proving_it_gave() {
         let run = hilbert(
             &[
                 "build",
-                "examples/production-line",
+                "tests/data/warns-when-proved",
                 "--out",
                 &out,
                 "--format",
@@ -377,6 +378,6 @@ fn a_reused_network_gives_the_warnings_proving_it_gave() {
             .count();
         codes.push((run.code, warned, reused));
     }
-    assert_eq!(codes[0], (Some(1), vec!["HK0069".to_string()], 0));
-    assert_eq!(codes[1], (Some(1), vec!["HK0069".to_string()], 2));
+    assert_eq!(codes[0], (Some(1), vec!["HK0070".to_string()], 0));
+    assert_eq!(codes[1], (Some(1), vec!["HK0070".to_string()], 2));
 }

@@ -464,15 +464,14 @@ fn a_project_with_errors_fails_its_files_and_names_escape_cleanly() {
 
 #[test]
 fn warnings_pass_unless_denied() {
-    // The seed's build warns HK0069 (at Line.hk) about Operator.ha's impossible condition. Each
-    // build into a fresh --out: a build that reuses an earlier proof does not repeat the
-    // warnings proving gave.
+    // The build warns HK0070 (at Operator.ha) about an impossible condition with no release
+    // theorem. Each build into a fresh --out.
     let tmp = TempDir::with_files(&[]);
     for (deny, code, failing) in [(false, Some(0), false), (true, Some(1), true)] {
         let out = tmp.join(&format!("out-{deny}"));
         let mut args = vec![
             "build",
-            "examples/production-line",
+            "tests/data/warns-when-proved",
             "--out",
             &out,
             "--format",
@@ -488,7 +487,7 @@ fn warnings_pass_unless_denied() {
         let warned = suites[0]
             .cases
             .iter()
-            .find(|c| c.name.ends_with("Line.hk"))
+            .find(|c| c.name.ends_with("Operator.ha"))
             .unwrap();
         assert_eq!(warned.outcome.is_some(), failing, "{warned:?}");
         let text = match &warned.outcome {
@@ -498,7 +497,7 @@ fn warnings_pass_unless_denied() {
             }
             None => warned.system_out.as_ref().unwrap(),
         };
-        assert!(text.contains("warning[HK0069]"), "{text}");
+        assert!(text.contains("warning[HK0070]"), "{text}");
     }
 }
 

@@ -185,10 +185,11 @@ fn a_run_needs_the_values_its_agent_reads_and_its_journal_replays_them() {
 
 #[test]
 fn check_takes_param_values_for_the_frame_conditions_that_read_them() {
-    // Without a value, the rules that read `target` leave the D axioms unproved (HA0059).
-    let run = common::hilbert(&["check", EXAMPLE], None);
+    // Without a value, the frame conditions that read `target` are proved for every value (they
+    // were unproved, HA0059, before issue 30); with one, for that value.
+    let run = common::hilbert(&["check", EXAMPLE, "--deny-warnings"], None);
     assert_eq!(run.code, Some(0), "{}", run.stdout);
-    assert!(run.stdout.contains("HA0059"), "{}", run.stdout);
+    assert!(!run.stdout.contains("HA0059"), "{}", run.stdout);
     let run = common::hilbert(&["check", EXAMPLE, "--param", "target=3"], None);
     assert_eq!(run.code, Some(0), "{}", run.stdout);
     assert!(!run.stdout.contains("HA0059"), "{}", run.stdout);
@@ -197,6 +198,41 @@ fn check_takes_param_values_for_the_frame_conditions_that_read_them() {
         "{}",
         run.stdout
     );
+    // Goals compatible only for some values: a warning naming one that breaks D for R^D
+    // without a value, an error with that value, nothing with a good one.
+    let dir = std::env::temp_dir().join(format!("hilbert-params-frame-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("Operator.ha"),
+        "agent Operator(target: Int) : Agency\n{\n  belief made(count: Int)\n  desire Produced reachable by [Work]\n  desire Light reachable by [Work]\n  commit single_minded\n  intend Work for Produced when ¬B(self) made(target)\n  achieved Produced when B(self) made(n) ∧ n ≥ target\n  achieved Light when ¬(B(self) made(n) ∧ n > 10)\n  plan Work ↦ Line.Produce\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("Line.hk"),
+        "plan Produce() : Operator ≔ believe made(3)\n",
+    )
+    .unwrap();
+    let path = dir.display().to_string();
+    let run = common::hilbert(&["check", &path, "--color", "never"], None);
+    assert_eq!(run.code, Some(0), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("warning[HA0059]: the frame condition D for R^D")
+            && run.stdout.contains("fails for some values of `target`")
+            && run.stdout.contains("--param target=V"),
+        "{}",
+        run.stdout
+    );
+    let run = common::hilbert(&["check", &path, "--param", "target=12"], None);
+    assert_eq!(run.code, Some(1), "{}", run.stdout);
+    assert!(run.stdout.contains("HA0058"), "{}", run.stdout);
+    let run = common::hilbert(
+        &["check", &path, "--param", "target=5", "--deny-warnings"],
+        None,
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stdout);
+    let _ = std::fs::remove_dir_all(&dir);
     // Bad values are usage errors, as for build.
     let bad = common::hilbert(&["check", EXAMPLE, "--param", "targt=3"], None);
     assert_eq!(bad.code, Some(2));

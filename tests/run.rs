@@ -859,3 +859,96 @@ fn a_moved_project_replays_with_sources_dir() {
     );
     assert_ne!(changed.code, Some(0));
 }
+
+/// A courier whose round (priority 0) a refuelling (priority 5) stops at cycle 1; the round's
+/// handlers are `handlers`.
+fn courier_project(handlers: &str) -> common::TempDir {
+    let agent = "agent Courier : Agency\n{\n  belief delivered(n: Int)\n  belief fuel(at: Int)\n  belief refuelled(n: Int)\n  belief parked(n: Int)\n  desire Deliver reachable by [Round]\n  desire Refuel priority 5 reachable by [Fill]\n  commit single_minded\n  attention Driving initially\n  intend Round for Deliver when ¬ B(self) delivered(3)\n  achieved Deliver when B(self) delivered(3)\n  intend Fill for Refuel when B(self) fuel(1) ∧ ¬ B(self) refuelled(1)\n  achieved Refuel when B(self) refuelled(1)\n  plan Round ↦ Van.Round\n  plan Fill ↦ Van.Fill\n}\n";
+    let plans = format!(
+        "plan Ticks(c: chan Int) : Courier ≔ 1 → c ; 2 → c ; 3 → c\n\nplan Brake(p: chan Int) : Courier ≔ 1 → p ; 2 → p\n\nplan Round() : Courier\n{{\n  c : chan Int\n  p : chan Int\n  body ≔ Ticks(c) ‖ (a ← c ; believe delivered(1) ; b ← c ; believe delivered(2) ; d ← c ; believe delivered(3))\n  {handlers}\n}}\n\nplan Fill() : Courier\n{{\n  c : chan Int\n  body ≔ Ticks(c) ‖ (a ← c ; b ← c ; d ← c ; believe refuelled(1))\n}}\n"
+    );
+    common::TempDir::with_files(&[
+        ("Courier.ha", agent.as_bytes()),
+        ("Van.hk", plans.as_bytes()),
+        (
+            "s.json",
+            br#"{"cycles": 30, "seed": 0, "events": [{"cycle": 1, "believe": ["fuel(1)"]}]}"#,
+        ),
+    ])
+}
+
+/// `hilbert run` of a [`courier_project`] through its scenario, with `extra` flags; it must
+/// succeed.
+fn courier_run(p: &common::TempDir, extra: &[&str]) -> common::Run {
+    let (path, scenario) = (p.path(), p.join("s.json"));
+    let mut args = vec![
+        "run",
+        path.as_str(),
+        "--agent",
+        "Courier",
+        "--scenario",
+        scenario.as_str(),
+    ];
+    args.extend(extra);
+    let run = hilbert(&args, None);
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    run
+}
+
+#[test]
+fn on_stop_handlers_that_take_steps_show_in_the_trace_and_the_journal_replays() {
+    let p = courier_project("on stop ≔ Brake(p) ‖ (x ← p ; y ← p ; believe parked(1))");
+    let journal = p.join("j.jsonl");
+    let run = courier_run(&p, &["--journal", &journal]);
+    // Stopping while the handlers exchange on p beside Fill, suspended once they have, resumed
+    // when Fill is released; the round then delivers the rest (it used to be stuck).
+    for line in [
+        "cycle   1  stop #1 Round: subgoal `Refuel` (priority 5) takes over",
+        "cycle   1  stopping #1 Round: its on stop handlers take steps: it takes them until they finish",
+        "cycle   1  step #1 Round: Round/Brake → Round p.1",
+        "cycle   2  step #1 Round: Round/Brake → Round p.2  +parked(1)",
+        "cycle   2  suspended #1 Round: its on stop handlers finished",
+        "cycle   4  resume #1 Round: the subgoal is done",
+        "cycle   4  running #1 Round: its resume completed as it landed: no on resume handler takes a step",
+        "release #1 Round (Deliver achieved)",
+    ] {
+        assert!(run.stdout.contains(line), "no `{line}` in\n{}", run.stdout);
+    }
+    assert!(!run.stdout.contains("stuck"), "{}", run.stdout);
+    let text = std::fs::read_to_string(&journal).unwrap();
+    assert!(
+        text.contains(r#""kind":"status","intention":1,"plan":"Round","status":"stopping""#),
+        "{text}"
+    );
+    let replay = hilbert(&["replay", &journal], None);
+    assert_eq!(replay.code, Some(0), "{}{}", replay.stdout, replay.stderr);
+    assert!(
+        replay.stdout.starts_with("replay matched"),
+        "{}",
+        replay.stdout
+    );
+}
+
+#[test]
+fn an_on_stop_handler_that_never_finishes_is_stuck_in_it_and_released_once() {
+    let p = courier_project("on stop ≔ STOP");
+    let run = courier_run(&p, &["--unverified"]);
+    assert!(
+        run.stdout.contains(
+            "cycle   1  stuck #1 Round (Deliver) in its on stop handlers: (in handlers) Round: STOP: never moves"
+        ),
+        "{}",
+        run.stdout
+    );
+    let releases: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| l.contains("release #1 "))
+        .collect();
+    assert_eq!(
+        releases,
+        ["cycle   1  release #1 Round (Deliver plan stuck: no process can move)"],
+        "{}",
+        run.stdout
+    );
+}

@@ -666,3 +666,67 @@ fn tells_are_numbered_body_first_then_handlers_in_stop_resume_abort_order() {
     assert!(statement(2).contains("alarm("), "{}", statement(2));
     assert!(statement(3).contains("x("), "{}", statement(3));
 }
+
+// ---------------------------------------------------------------- issue 30: stoppable
+
+/// A courier whose trip a charging subgoal of higher priority may stop, with these handlers.
+fn courier(handlers: &str) -> BTreeMap<String, Verdict> {
+    let ha = "agent C : Agency
+{
+  belief delivered(n: Int)
+  belief low(n: Int)
+  belief charged(n: Int)
+  belief paused(n: Int)
+  desire Delivered reachable by [Go]
+  desire Charged priority 1 reachable by [Charge]
+  commit single_minded
+  attention Route initially
+  intend Go for Delivered when ¬ B(self) delivered(1)
+  achieved Delivered when B(self) delivered(1)
+  intend Charge for Charged when B(self) low(1)
+  achieved Charged when B(self) charged(1)
+  plan Go ↦ R.Trip
+  plan Charge ↦ R.Plug
+}
+";
+    let hk = format!(
+        "plan Legs(c: chan Int) : C ≔ 1 → c ; 2 → c
+plan Ping(b: chan Int) : C ≔ 0 → b ; Ping(b)
+plan Ear(b: chan Int) : C ≔ y ← b ; Ear(b)
+plan Trip() : C
+{{
+  c : chan Int
+  b : chan Int
+  body ≔ Legs(c) ‖ (a ← c ; d ← c ; believe delivered(1))
+  {handlers}
+}}
+plan Plug() : C ≔ believe charged(1)
+"
+    );
+    build(&[("C.ha", ha), ("R.hk", &hk)])
+}
+
+#[test]
+fn a_stop_or_resume_handler_that_can_get_stuck_is_refuted_and_one_that_finishes_is_proved() {
+    for (handlers, want) in [
+        (
+            "on stop ≔ believe paused(1)\n  on resume ≔ forget paused(1)",
+            "proved",
+        ),
+        // The stop's handler waits on `b`, which nobody sends on once the plan is stopped.
+        ("on stop ≔ x ← b ; believe paused(1)", "refuted"),
+        // The stop completes; the resume's handler never does.
+        ("on stop ≔ believe paused(1)\n  on resume ≔ STOP", "refuted"),
+        // It cycles: `b` is sent and received forever.
+        ("on resume ≔ Ping(b) ‖ Ear(b)", "refuted"),
+    ] {
+        let v = courier(handlers);
+        assert_eq!(status(&v, "Trip_stoppable"), want, "{handlers}");
+    }
+    // Without a desire of higher priority the runtime never stops the trip: no such theorem.
+    let v = verdicts(
+        "B(self) done(1)",
+        "plan Main() : A\n{\n  body ≔ believe done(1)\n  on stop ≔ STOP\n}\n",
+    );
+    assert!(!v.contains_key("Main_stoppable"), "{v:?}");
+}

@@ -157,7 +157,13 @@ pub fn run(model: &Model, n: usize, jobs: usize, max_states: usize) -> Result<Ro
     let clock = Instant::now();
     for net in &ir.networks {
         let agent = &ir.agents[net.agent.0 as usize];
-        let explored = fast::explore(net, agent, vec![explore::initial(net, agent)], limits);
+        let explored = fast::explore(
+            net,
+            agent,
+            vec![explore::initial(net, agent)],
+            limits,
+            false,
+        );
         states += explored.graph.len();
         transitions += explored.graph.transitions();
         store += explored.visited_bytes() + explored.arena_bytes();

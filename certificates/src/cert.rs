@@ -222,6 +222,22 @@ pub enum Witness {
         /// The obligation's name.
         obligation: String,
     },
+    /// `_stoppable`: the states a stop of the scene's plan from outside reaches from every state
+    /// of the table, not going on from where the stop has settled, each with a rank (0 where
+    /// settled); then the same for a resume and an abort from every state where the stop left
+    /// the plan suspended (in the stop table's order, resume then abort).
+    Stoppable {
+        /// The theorem's name.
+        obligation: String,
+        /// The stop-extended states.
+        stop: StateTable,
+        /// One rank per state of `stop`.
+        stop_ranks: Vec<u64>,
+        /// The states a resume or an abort reaches from the suspended states of `stop`.
+        after: StateTable,
+        /// One rank per state of `after`.
+        after_ranks: Vec<u64>,
+    },
 }
 
 impl Witness {
@@ -233,7 +249,8 @@ impl Witness {
             | Witness::Release { obligation, .. }
             | Witness::TellFeasible { obligation }
             | Witness::RankingExpr { obligation, .. }
-            | Witness::Frame { obligation } => obligation,
+            | Witness::Frame { obligation }
+            | Witness::Stoppable { obligation, .. } => obligation,
         }
     }
 }

@@ -101,7 +101,7 @@ pub(crate) fn rule_expr(program: &Program, a: usize, r: Rule) -> Option<&Expr> {
     })
 }
 
-fn describe(program: &Program, a: usize, r: Rule) -> String {
+pub(crate) fn describe(program: &Program, a: usize, r: Rule) -> String {
     let info = &program.agents[a];
     let plan = |b: usize| info.bindings.get(b).map_or("?", |x| x.name.as_str());
     let desire = |d: usize| info.desires.get(d).map_or("?", |x| x.name.as_str());

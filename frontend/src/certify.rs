@@ -6,6 +6,7 @@
 //! own check, so its verdict never rests on the frontend's word.
 
 use crate::explore::{Graph, Space, StateId};
+use crate::obligations::{Outside, explore_commands};
 use hilbert_certificates::cert::{
     self, AtomRec, Body, Feature, RankExpr, SourceDigest, StateTable, TermNode, Witness,
 };
@@ -267,6 +268,40 @@ fn collect_features(t: &Term, out: &mut BTreeSet<Feature>) {
     }
 }
 
+/// The witness of a theorem about commands from outside, from its explorations (none: a table
+/// the kernel refuses before it; two: `_stoppable`'s stop and what follows it), each table in
+/// the kernel's order with its ranks towards settling.
+fn outside_witness(name: String, stoppable: bool, spaces: &[Space]) -> Witness {
+    let table = |k: usize| -> (StateTable, Vec<u64>) {
+        let Some(sub) = spaces.get(k) else {
+            return (StateTable::default(), Vec::new());
+        };
+        let settled = |s: StateId| sub.settled(s);
+        let order = canonical_order(&sub.graph);
+        let ranks = ranks(&sub.graph, &settled);
+        let table = sub.table(&order);
+        (table, order.iter().map(|&i| ranks[i as usize]).collect())
+    };
+    let (states, ranks) = table(0);
+    match stoppable {
+        true => {
+            let (after, after_ranks) = table(1);
+            Witness::Stoppable {
+                obligation: name,
+                stop: states,
+                stop_ranks: ranks,
+                after,
+                after_ranks,
+            }
+        }
+        false => Witness::Release {
+            obligation: name,
+            states,
+            ranks,
+        },
+    }
+}
+
 /// The certificate of network `n`: its scene's states and a witness per obligation.
 #[allow(clippy::too_many_arguments)]
 pub fn certificate(
@@ -275,7 +310,8 @@ pub fn certificate(
     sources: &[SourceDigest],
     sem: &Semantics,
     space: &Space,
-    explore_abort: &dyn Fn(&mut dyn Iterator<Item = State>) -> Space,
+    outside: &[(usize, crate::obligations::Commanded)],
+    explore_outside: &dyn Fn(&mut dyn Iterator<Item = State>) -> Space,
     queries: &mut Vec<hilbert_smt::Query>,
 ) -> Vec<u8> {
     let graph = &space.graph;
@@ -284,7 +320,11 @@ pub fn certificate(
     let net = &ir.networks[n];
     let agent = &ir.agents[net.agent.0 as usize];
     let mut witnesses = Vec::new();
-    for (name, kind) in obligations(ir, n).unwrap_or_default() {
+    for (index, (name, kind)) in obligations(ir, n)
+        .unwrap_or_default()
+        .into_iter()
+        .enumerate()
+    {
         let w = match kind {
             Kind::NoDeadlock => Witness::Invariant { obligation: name },
             Kind::Live(d) => {
@@ -305,32 +345,24 @@ pub fn certificate(
                 }
             }
             // A table cut short by a bound is not closed, which the kernel refuses before any
-            // witness: exploring the aborts of every state of it would be work for nothing.
-            Kind::Released(..) | Kind::Abortable if graph.truncated => Witness::Release {
-                obligation: name,
-                states: StateTable::default(),
-                ranks: Vec::new(),
-            },
-            Kind::Released(..) | Kind::Abortable => {
-                // In the table's order, as the kernel meets them: the states believing the atom
-                // (release), or every state (abortable).
-                let from = |i: u32| match &kind {
-                    Kind::Released(_, atom) => graph.beliefs(StateId(i)).contains(atom),
-                    _ => true,
+            // witness: exploring the commands from every state of it would be work for nothing.
+            Kind::Released(..) | Kind::Abortable | Kind::Stoppable if graph.truncated => {
+                outside_witness(name, kind == Kind::Stoppable, &[])
+            }
+            Kind::Released(..) | Kind::Abortable | Kind::Stoppable => {
+                // The proof's explorations, or (a proof that did not explore them) made here.
+                let about = match &kind {
+                    Kind::Released(_, atom) => Outside::Released(atom.clone()),
+                    Kind::Abortable => Outside::Abortable,
+                    _ => Outside::Stoppable,
                 };
-                // Streamed: each aborted state is imported as it is made, never all held.
-                let mut starts = order
-                    .iter()
-                    .filter(|&&i| from(i))
-                    .map(|&i| sem.abort_root(&state(i as usize)).next);
-                let sub = explore_abort(&mut starts);
-                let finished = |s: StateId| sub.graph.finished(s);
-                let sub_order = canonical_order(&sub.graph);
-                let sub_ranks = ranks(&sub.graph, &finished);
-                Witness::Release {
-                    obligation: name,
-                    states: sub.table(&sub_order),
-                    ranks: sub_order.iter().map(|&i| sub_ranks[i as usize]).collect(),
+                let stoppable = kind == Kind::Stoppable;
+                match outside.iter().find(|(k, _)| *k == index) {
+                    Some((_, c)) => outside_witness(name, stoppable, &c.spaces),
+                    None => {
+                        let c = explore_commands(&about, sem, space, &order, explore_outside);
+                        outside_witness(name, stoppable, &c.spaces)
+                    }
                 }
             }
             Kind::TellFeasible(..) | Kind::TellInHandler(..) => {

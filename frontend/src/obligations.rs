@@ -4,9 +4,10 @@
 //! - `Plan_no_deadlock`: every reachable state can step or has finished.
 //! - `P_live_D`: every maximal path from the scene reaches a state whose beliefs satisfy D's
 //!   `achieved` condition (no fairness assumed).
-//! - `P_released_D`: where the plan itself raised D's `impossible` atom, aborting the plan
-//!   leads on every path to the handlers having finished. When no plan of the network can raise
-//!   the atom, warning HK0069 says the obligation holds without a proof here.
+//! - `P_released_D`: where D's `impossible` atom arrives (raised by the plan or perceived) in any
+//!   reachable state, aborting the plan leads on every path to the handlers having finished.
+//! - `Plan_abortable`, `Plan_stoppable`: the runtime's abort, stop and resume from outside, in
+//!   any reachable state, complete (their handlers finish).
 //! - `Plan_tell_feasible_N`: at the N-th `tell j φ` of a plan, the teller believes φ and does
 //!   not believe `B(j) φ`.
 
@@ -17,13 +18,10 @@ use crate::explore::{self, Explorer, Graph, Limits, StateId, describe_event};
 use crate::source::{Dialect, SourceMap, Span};
 use crate::syntax::ast;
 use hilbert_certificates::cert::SourceDigest;
-use hilbert_certificates::ir::{self, Cond, Ir, Network, Node};
+use hilbert_certificates::ir::{self, Command, Cond, Ir, Network, Node};
 use hilbert_kernel::eval::{attention, holds};
 use hilbert_kernel::semantics::{Atom, Fault, Semantics, State, Term};
 use std::collections::{BTreeSet, VecDeque};
-
-/// Warning: a release obligation that holds without a proof in this network.
-pub const RELEASE_VACUOUS: Code = Code::new(Dialect::Plans, 69);
 
 /// Warning: an `impossible` condition that is not one constant belief, so no release theorem.
 pub const RELEASE_NOT_GENERATED: Code = Code::new(Dialect::Plans, 70);
@@ -32,7 +30,7 @@ pub const RELEASE_NOT_GENERATED: Code = Code::new(Dialect::Plans, 70);
 pub const PARAM_UNSET: Code = Code::new(Dialect::Agent, 60);
 
 /// Every code the obligations report.
-pub const CODES: &[Code] = &[RELEASE_VACUOUS, RELEASE_NOT_GENERATED, PARAM_UNSET];
+pub const CODES: &[Code] = &[RELEASE_NOT_GENERATED, PARAM_UNSET];
 
 /// One warning per agent parameter with no value that a built network, a served desire's goal
 /// or a rule the frame check reads depends on: what reads it is left unproved, said here.
@@ -151,7 +149,7 @@ pub struct CexStep {
 }
 
 /// A path from the scene that shows a theorem false.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Counterexample {
     /// The steps, from the scene.
     pub steps: Vec<CexStep>,
@@ -225,7 +223,7 @@ pub struct Proofs {
     pub certificates: Vec<NetworkCertificate>,
     /// Every theorem, in the order of agents, bindings and obligations.
     pub theorems: Vec<Theorem>,
-    /// Warnings (HK0069).
+    /// Warnings (HK0070, HA0060).
     pub diagnostics: Vec<Diagnostic>,
     /// States explored in all.
     pub states: usize,
@@ -396,6 +394,9 @@ enum About {
     Released(Atom),
     /// Aborting the plan from outside in any reachable state finishes.
     Abortable,
+    /// Stopping the plan from outside in any reachable state completes, and so do a resume and
+    /// an abort of where the stop left it.
+    Stoppable,
     /// A tell of a plan, its number, and the handler it is inside, if it is.
     Tell(ir::PlanId, u32, Option<&'static str>),
 }
@@ -440,19 +441,19 @@ fn theorems_of(
             statement: format!("inevitable(scene(call({plan_name}), empty), {goal})"),
             about: About::Live(di, goal),
         });
-        // Release, when the impossible condition is one belief with constant arguments that the
-        // network can raise (otherwise `release_warnings` says why there is none).
+        // Release, for a single-minded agent, when the impossible condition is one belief with
+        // constant arguments (otherwise `release_warnings` says why there is none).
+        if ir_agent.commit != ir::CommitmentStrategy::SingleMinded {
+            continue;
+        }
         for (cond, _) in &ir_agent.desires[di].impossible {
             let Some(atom) = hilbert_kernel::check::constant_atom(cond) else {
                 continue;
             };
-            if !hilbert_kernel::check::can_raise(net, &atom) {
-                continue;
-            }
             out.push(Spec {
                 name: format!("{binding}_released_{}", desire.name),
                 statement: format!(
-                    "∀ w, {lc}Reachable(w) ∧ (w ⊨ B(self) {}) ⇒ inevitable(abort(w), finished)",
+                    "∀ w, {lc}Reachable(w) ⇒ inevitable(abort(w + B(self) {}), finished)",
                     show_atom(slice, net, &atom)
                 ),
                 about: About::Released(atom),
@@ -465,6 +466,20 @@ fn theorems_of(
             name: format!("{plan_name}_abortable"),
             statement: format!("∀ w, {lc}Reachable(w) ⇒ inevitable(abort(w), finished)"),
             about: About::Abortable,
+        });
+    }
+    // Stoppable, when the runtime can stop the plan and a handler runs then (the kernel's order).
+    if hilbert_kernel::check::obligations(slice, 0)
+        .unwrap_or_default()
+        .iter()
+        .any(|(_, k)| matches!(k, hilbert_kernel::check::Kind::Stoppable))
+    {
+        out.push(Spec {
+            name: format!("{plan_name}_stoppable"),
+            statement: format!(
+                "∀ w, {lc}Reachable(w) ⇒ inevitable(stop(w), settled) ∧ ∀ s ∈ stopped(w), inevitable(resume(s), settled) ∧ inevitable(abort(s), finished)"
+            ),
+            about: About::Stoppable,
         });
     }
     // Tell feasibility, for every tell of every plan of the network.
@@ -592,9 +607,7 @@ pub fn prove_reusing(
                 let net = &slice.networks[0];
                 let ir_agent = &slice.agents[net.agent.0 as usize];
                 proofs.diagnostics.extend(release_warnings(
-                    &slice,
                     net,
-                    program,
                     sources,
                     agent,
                     ir_agent,
@@ -674,7 +687,27 @@ pub fn prove_reusing(
             });
             let counts = (graph.len(), graph.transitions());
             let first_theorem = proofs.theorems.len();
-            for spec in specs {
+            // The explorations of the commands from outside, by theorem (its place in the
+            // kernel's list: names repeat), kept for the certificate; made in the kernel's order
+            // of the scene's states.
+            let mut outside: Vec<(usize, Commanded)> = Vec::new();
+            let order = std::cell::OnceCell::new();
+            let order = || -> &[u32] { order.get_or_init(|| certify::canonical_order(graph)) };
+            let explore_outside = |starts: &mut dyn Iterator<Item = State>| {
+                explore::explore_outside(explorer, net, ir_agent, starts, limits)
+            };
+            for (index, spec) in specs.into_iter().enumerate() {
+                let commands = match &spec.about {
+                    About::Released(atom) => Some(Outside::Released(atom.clone())),
+                    About::Abortable => Some(Outside::Abortable),
+                    About::Stoppable => Some(Outside::Stoppable),
+                    _ => None,
+                };
+                if let (None, Some(about)) = (&bound, &commands) {
+                    let commanded =
+                        explore_commands(about, &sem, &explored, order(), &explore_outside);
+                    outside.push((index, commanded));
+                }
                 let status = match (&bound, &spec.about) {
                     (Some(reason), _) => Status::Unproved(reason.clone()),
                     (None, About::NoDeadlock) => match first_deadlock(graph) {
@@ -706,17 +739,28 @@ pub fn prove_reusing(
                             }
                         }
                     }
-                    (None, About::Released(atom)) => {
-                        let raised = |s: StateId| graph.beliefs(s).contains(atom);
-                        release(ir, net, &sem, &explored, &raised, limits, explorer)
+                    (None, About::Released(_) | About::Abortable | About::Stoppable) => {
+                        let (about, spaces) = (commands.as_ref(), outside.last());
+                        match (about, spaces) {
+                            (Some(about), Some((_, Commanded { spaces, .. }))) => decide_commands(
+                                ir,
+                                net,
+                                &sem,
+                                &explored,
+                                order(),
+                                about,
+                                spaces,
+                                limits,
+                            ),
+                            _ => Status::Unproved(
+                                "the commands from outside were not explored".into(),
+                            ),
+                        }
                     }
-                    (None, About::Abortable) => {
-                        release(ir, net, &sem, &explored, &|_| true, limits, explorer)
+                    (None, About::Tell(plan, n, Some(h))) => {
+                        let scene = (&sem, &explored, order());
+                        handler_tell(ir, net, scene, &outside, *plan, *n, h, limits)
                     }
-                    (None, About::Tell(plan, _, Some(h))) => Status::Unproved(format!(
-                        "the tell is in the `{h}` handler of `{}`: a handler also runs when an intention is released or stopped at run time, in any state, and those runs are not explored yet",
-                        net.plan(*plan).name
-                    )),
                     (None, About::Tell(plan, n, None)) => tell_feasible(ir, net, graph, *plan, *n),
                 };
                 proofs.theorems.push(Theorem {
@@ -732,9 +776,6 @@ pub fn prove_reusing(
                 .iter()
                 .map(|t| t.name.clone())
                 .collect();
-            let explore_abort = |starts: &mut dyn Iterator<Item = State>| {
-                explore::explore_with(explorer, net, ir_agent, starts, limits)
-            };
             let clock = std::time::Instant::now();
             let withheld = graph.memory_stop.map(|_| {
                 "no certificate was written: one of the partial table, which the kernel refuses as not closed, would need more memory still".to_string()
@@ -748,7 +789,8 @@ pub fn prove_reusing(
                     digests,
                     &sem,
                     &explored,
-                    &explore_abort,
+                    &outside,
+                    &explore_outside,
                     &mut proofs.smt,
                 )
             };
@@ -777,13 +819,11 @@ pub fn prove_reusing(
 
 /// The warnings proving a network gives about its `impossible` rules, which depend on the IR
 /// alone, so that a network whose proof is reused gives them too: a condition that is not one
-/// belief with constant arguments gets no release theorem (HK0070), and one that no `believe` of
-/// the network raises gets a vacuous one (HK0069).
+/// belief with constant arguments gets no release theorem (HK0070). Only a single-minded agent
+/// is released by what it believes impossible, so only its conditions are looked at.
 #[allow(clippy::too_many_arguments)]
 fn release_warnings(
-    ir: &Ir,
     net: &Network,
-    program: &Program,
     sources: &SourceMap,
     agent: &crate::check::AgentInfo,
     ir_agent: &ir::Agent,
@@ -792,11 +832,14 @@ fn release_warnings(
 ) -> Vec<Diagnostic> {
     let plan_name = &net.plan(net.root).name;
     let mut out = Vec::new();
+    if ir_agent.commit != ir::CommitmentStrategy::SingleMinded {
+        return out;
+    }
     for &di in desires {
         let desire = &agent.desires[di];
         for (ri, (cond, _)) in ir_agent.desires[di].impossible.iter().enumerate() {
             let rule = &desire.impossible[ri].cond;
-            let Some(atom) = hilbert_kernel::check::constant_atom(cond) else {
+            if hilbert_kernel::check::constant_atom(cond).is_none() {
                 out.push(
                     Diagnostic::warning(
                         RELEASE_NOT_GENERATED,
@@ -813,22 +856,6 @@ fn release_warnings(
                     ))
                     .with_help("write the condition as one belief with constant arguments if it can be, or check the handlers by hand"),
                 );
-                continue;
-            };
-            if !hilbert_kernel::check::can_raise(net, &atom) {
-                let name = format!("{binding}_released_{}", desire.name);
-                // The root plan in its own file: plan names repeat across files.
-                let plan_span = program
-                    .plan_file(&net.plan(net.root).file)
-                    .and_then(|f| f.plans.iter().find(|p| p.name == *plan_name))
-                    .map_or(rule.span, |p| p.span);
-                out.push(release_vacuous(
-                    &name,
-                    &show_atom(ir, net, &atom),
-                    plan_name,
-                    plan_span,
-                    rule.span,
-                ));
             }
         }
     }
@@ -1166,92 +1193,299 @@ fn violation_cex(
     }
 }
 
-fn release_vacuous(
-    name: &str,
-    atom: &str,
-    plan: &str,
-    plan_span: Span,
-    rule_span: Span,
-) -> Diagnostic {
-    Diagnostic::warning(
-        RELEASE_VACUOUS,
-        plan_span,
-        format!("`{name}` holds without a proof in this network: no plan of it believes {atom}"),
-    )
-    .with_label(format!("`{plan}` and the plans it calls never believe {atom}"))
-    .with_secondary(rule_span, "the impossible condition comes from outside the plans")
-    .with_note("the belief must come from outside (a sensor, another agent): the runtime's commitment law releases the intention when it arrives")
-    .with_help("nothing to fix if the belief is a percept; if a plan should raise it, `believe` it there and the release will be proved")
+/// Where the commands from outside of a theorem land: from each state of a space in `order`
+/// (the kernel's), or each suspended one, with the impossible atom added when there is one,
+/// each command in turn.
+pub(crate) struct Origins<'a> {
+    order: &'a [u32],
+    suspended_only: bool,
+    atom: Option<&'a Atom>,
+    commands: &'static [Command],
 }
 
-/// `P_released_D` and `Plan_abortable`: from every reachable state `from` picks (those believing
-/// the atom; all), aborting the plan leads on every path to the handlers having finished. One
-/// exploration from all the aborts together, so the cost is linear in the states explored.
-fn release(
+impl Origins<'_> {
+    /// The origins as states, made ready for the commands.
+    fn states<'s>(
+        &'s self,
+        space: &'s explore::Space,
+    ) -> impl Iterator<Item = (StateId, State)> + 's {
+        self.order.iter().filter_map(move |&i| {
+            let mut s = space.state(StateId(i));
+            if self.suspended_only && !hilbert_kernel::semantics::suspended(&s.term) {
+                return None;
+            }
+            if let Some(atom) = self.atom {
+                s.beliefs.insert(atom.clone());
+            }
+            Some((StateId(i), s))
+        })
+    }
+
+    /// The states the commands lead to, streamed in the kernel's order; the tells the
+    /// landings run infeasibly (a handler's first actions run in its landing) go to `bad`.
+    fn starts<'s>(
+        &'s self,
+        sem: &'s Semantics,
+        space: &'s explore::Space,
+        layer: usize,
+        bad: &'s std::cell::RefCell<Landings>,
+    ) -> impl Iterator<Item = State> + 's {
+        self.states(space).flat_map(move |(i, s)| {
+            self.commands.iter().map(move |&c| {
+                let landed = sem.command_root(&s, c);
+                for t in landed.effects.tells.iter().filter(|t| !t.2) {
+                    bad.borrow_mut().entry((t.0, t.1)).or_insert((layer, i, c));
+                }
+                landed.next
+            })
+        })
+    }
+
+    /// The origin and the command whose landing is `start`, with what the landing did.
+    fn find(
+        &self,
+        sem: &Semantics,
+        space: &explore::Space,
+        start: &State,
+    ) -> Option<(StateId, Command, hilbert_kernel::semantics::Step)> {
+        self.states(space).find_map(|(i, s)| {
+            self.commands.iter().find_map(|&c| {
+                let landed = sem.command_root(&s, c);
+                (landed.next == *start).then_some((i, c, landed))
+            })
+        })
+    }
+}
+
+/// What commands from outside a theorem is about.
+#[derive(Clone)]
+pub(crate) enum Outside {
+    /// The release: the atom arrives, then an abort.
+    Released(Atom),
+    /// An abort from every state.
+    Abortable,
+    /// A stop from every state; then a resume and an abort from where it suspended the plan.
+    Stoppable,
+}
+
+impl Outside {
+    /// What the first exploration starts from.
+    fn first<'a>(&'a self, order: &'a [u32]) -> Origins<'a> {
+        let (atom, commands): (_, &'static [Command]) = match self {
+            Outside::Released(atom) => (Some(atom), &[Command::Abort]),
+            Outside::Abortable => (None, &[Command::Abort]),
+            Outside::Stoppable => (None, &[Command::Stop]),
+        };
+        Origins {
+            order,
+            suspended_only: false,
+            atom,
+            commands,
+        }
+    }
+
+    /// What the second exploration (`_stoppable`'s) starts from: the suspended states of the
+    /// first, in its canonical order.
+    fn second(order: &[u32]) -> Origins<'_> {
+        Origins {
+            order,
+            suspended_only: true,
+            atom: None,
+            commands: &[Command::Resume, Command::Abort],
+        }
+    }
+}
+
+/// The explorations of one theorem about commands from outside (`_released_`, `_abortable`:
+/// one; `_stoppable`: the stop's, then the resume's and the abort's from where it suspended
+/// the plan), each not going on from a settled state. Streamed: each landing is imported into
+/// the explorer as it is made, never all held as terms at once. The kernel's witness is made
+/// from the same spaces (`certify`), so each is explored once per build.
+pub(crate) fn explore_commands(
+    about: &Outside,
+    sem: &Semantics,
+    main: &explore::Space,
+    order: &[u32],
+    explore: &dyn Fn(&mut dyn Iterator<Item = State>) -> explore::Space,
+) -> Commanded {
+    let bad = std::cell::RefCell::new(Landings::new());
+    let first = explore(&mut about.first(order).starts(sem, main, 0, &bad));
+    let mut spaces = vec![first];
+    if matches!(about, Outside::Stoppable) && !spaces[0].graph.truncated {
+        let stop_order = certify::canonical_order(&spaces[0].graph);
+        let second = explore(&mut Outside::second(&stop_order).starts(sem, &spaces[0], 1, &bad));
+        spaces.push(second);
+    }
+    Commanded {
+        about: about.clone(),
+        spaces,
+        bad: bad.into_inner(),
+    }
+}
+
+/// The tells the landings of commands from outside ran infeasibly, each with its first such
+/// landing: the exploration it starts (0, or 1 after a stop), its origin there and the command.
+type Landings = std::collections::BTreeMap<(ir::PlanId, u32), (usize, StateId, Command)>;
+
+/// The explorations of a theorem about commands from outside, and the tells their landings
+/// ran infeasibly.
+pub struct Commanded {
+    about: Outside,
+    pub(crate) spaces: Vec<explore::Space>,
+    bad: Landings,
+}
+
+/// The path to where a command from outside lands, from the scene: the path to its origin
+/// (after a stop: to the stop, the stop, and the stop's path), then the command.
+#[allow(clippy::too_many_arguments)]
+fn landing_cex(
     ir: &Ir,
     net: &Network,
     sem: &Semantics,
-    explored: &explore::Space,
-    from: &dyn Fn(StateId) -> bool,
+    main: &explore::Space,
+    order: &[u32],
+    about: &Outside,
+    spaces: &[explore::Space],
+    layer: usize,
+    origin: StateId,
+    command: Command,
+) -> Counterexample {
+    let plan = &net.plan(net.root).name;
+    let mut cex = Counterexample::default();
+    let from = match layer {
+        0 => {
+            cex = path_cex(ir, net, &main.graph, origin, None, String::new());
+            main
+        }
+        _ => {
+            let stop = &spaces[0];
+            let stop_start = path_to(&stop.graph, origin)
+                .first()
+                .map_or(origin, |&(s, _)| s);
+            if let Some((w, c, l)) = about.first(order).find(sem, main, &stop.state(stop_start)) {
+                cex = path_cex(ir, net, &main.graph, w, None, String::new());
+                cex.steps.push(command_step(ir, net, plan, c, &l, None));
+                cex.steps.extend(
+                    path_to(&stop.graph, origin)
+                        .into_iter()
+                        .map(|(s, i)| cex_step(ir, net, &stop.graph, s, i)),
+                );
+            }
+            stop
+        }
+    };
+    let mut s = from.state(origin);
+    let atom = match about {
+        Outside::Released(a) if layer == 0 => {
+            s.beliefs.insert(a.clone());
+            Some(a)
+        }
+        _ => None,
+    };
+    let landed = sem.command_root(&s, command);
+    cex.steps
+        .push(command_step(ir, net, plan, command, &landed, atom));
+    cex
+}
+
+/// Decides a theorem about commands from outside on its explorations: every path from a
+/// landing reaches a settled state. Refuted with the path to where the command lands, the
+/// command, and the handlers' path to where they are stuck or cycle.
+#[allow(clippy::too_many_arguments)]
+fn decide_commands(
+    ir: &Ir,
+    net: &Network,
+    sem: &Semantics,
+    main: &explore::Space,
+    order: &[u32],
+    about: &Outside,
+    spaces: &[explore::Space],
     limits: Limits,
-    explorer: Explorer,
 ) -> Status {
-    let graph = &explored.graph;
-    let origins: Vec<StateId> = (0..graph.len() as u32)
-        .map(StateId)
-        .filter(|&s| from(s))
-        .collect();
-    // Streamed into the explorer, which keeps each in its compact form: the aborted states are
-    // never all held as terms and belief sets at once.
-    let abort = |s: StateId| sem.abort_root(&explored.state(s));
-    let starts = origins.iter().map(|&s| abort(s).next);
-    let space = explore::explore_with(explorer, net, sem.agent(), starts, limits);
-    let sub = &space.graph;
-    if sub.truncated {
-        return Status::Unproved(truncation("the exploration after the abort", sub, limits));
+    let what = match about {
+        Outside::Stoppable => "the exploration after the stop",
+        _ => "the exploration after the abort",
+    };
+    for (k, sub) in spaces.iter().enumerate() {
+        if sub.graph.truncated {
+            return Status::Unproved(truncation(what, &sub.graph, limits));
+        }
+        let Err(v) = inevitable(&sub.graph, &|t| sub.settled(t)) else {
+            continue;
+        };
+        // The landing the violation is reached from (shortest paths run from the starts).
+        let at = match &v {
+            Violation::Terminal(t) | Violation::Cycle(t, _) => *t,
+        };
+        let start = path_to(&sub.graph, at).first().map_or(at, |&(s, _)| s);
+        let start_state = sub.state(start);
+        let stop_order;
+        let (origins, from) = match k {
+            0 => (about.first(order), main),
+            _ => {
+                stop_order = certify::canonical_order(&spaces[0].graph);
+                (Outside::second(&stop_order), &spaces[0])
+            }
+        };
+        let Some((origin, command, _)) = origins.find(sem, from, &start_state) else {
+            return Status::Unproved(format!(
+                "{what}: the command that leads to the violation was not found"
+            ));
+        };
+        let mut cex = landing_cex(ir, net, sem, main, order, about, spaces, k, origin, command);
+        let goal = match command {
+            Command::Stop => "the stop completing (its handlers finished, the plan suspended)",
+            Command::Resume => "the resume completing (its handlers finished, the plan going on)",
+            _ => "the handlers finishing",
+        };
+        let tail = violation_cex(ir, net, &sub.graph, v, goal);
+        if let Some(k) = tail.cycle_from {
+            cex.cycle_from = Some(cex.steps.len() + k);
+        }
+        cex.steps.extend(tail.steps);
+        let after = match command {
+            Command::Stop => "after the stop, the plan",
+            Command::Resume => "after the resume, the plan",
+            _ => "after the abort, the plan",
+        };
+        cex.conclusion = tail.conclusion.replacen("the plan", after, 1);
+        return Status::Refuted(cex);
     }
-    let finished = |t: StateId| sub.finished(t);
-    let Err(v) = inevitable(sub, &finished) else {
-        return Status::Proved;
+    Status::Proved
+}
+
+/// A command from outside as a counterexample step: who issues it (the runtime's commitment
+/// law, or its priorities), with the impossible atom's arrival when it comes first.
+fn command_step(
+    ir: &Ir,
+    net: &Network,
+    plan: &str,
+    command: Command,
+    landed: &hilbert_kernel::semantics::Step,
+    atom: Option<&Atom>,
+) -> CexStep {
+    let (process, verb) = match command {
+        Command::Stop => ("(runtime: a higher priority)", "stop"),
+        Command::Resume => ("(runtime: the subgoal is done)", "resume"),
+        _ => ("(commitment law)", "abort"),
     };
-    // The abort the violation is reached from (shortest paths run from the starts).
-    let at = match &v {
-        Violation::Terminal(t) | Violation::Cycle(t, _) => *t,
+    let mut added: Vec<String> = atom.map(|a| show_atom(ir, net, a)).into_iter().collect();
+    added.extend(landed.effects.added.iter().map(|a| show_atom(ir, net, a)));
+    let event = match atom {
+        Some(a) => format!("{} arrives; {verb} {plan}", show_atom(ir, net, a)),
+        None => format!("{verb} {plan}"),
     };
-    let start = path_to(sub, at).first().map_or(at, |&(s, _)| s);
-    let start_state = space.state(start);
-    let (s, aborted) = origins
-        .iter()
-        .map(|&s| (s, abort(s)))
-        .find(|(_, a)| a.next == start_state)
-        .unwrap_or_else(|| (origins[0], abort(origins[0])));
-    let aborted = &aborted;
-    let mut cex = path_cex(ir, net, graph, s, None, String::new());
-    cex.steps.push(CexStep {
-        process: "(commitment law)".into(),
-        event: format!("abort {}", net.plan(net.root).name),
-        beliefs_added: aborted
-            .effects
-            .added
-            .iter()
-            .map(|a| show_atom(ir, net, a))
-            .collect(),
-        beliefs_removed: aborted
+    CexStep {
+        process: process.into(),
+        event,
+        beliefs_added: added,
+        beliefs_removed: landed
             .effects
             .removed
             .iter()
             .map(|a| show_atom(ir, net, a))
             .collect(),
-    });
-    let tail = violation_cex(ir, net, sub, v, "the handlers finishing");
-    if let Some(k) = tail.cycle_from {
-        cex.cycle_from = Some(cex.steps.len() + k);
     }
-    cex.steps.extend(tail.steps);
-    cex.conclusion = tail
-        .conclusion
-        .replace("the plan", "after the abort, the plan");
-    Status::Refuted(cex)
 }
 
 /// `Plan_tell_feasible_N`: every execution of that tell is feasible.
@@ -1268,6 +1502,61 @@ fn tell_feasible(ir: &Ir, net: &Network, graph: &Graph, plan: ir::PlanId, n: u32
                 );
                 return Status::Refuted(cex);
             }
+        }
+    }
+    Status::Proved
+}
+
+/// `Plan_tell_feasible_N` of a tell inside a handler: every execution of it is feasible, in
+/// the scene and in the handler runs the commands from outside start (abortable, released,
+/// stoppable: the runtime's). A run that was not explored leaves it unproved.
+#[allow(clippy::too_many_arguments)]
+fn handler_tell(
+    ir: &Ir,
+    net: &Network,
+    (sem, main, order): (&Semantics, &explore::Space, &[u32]),
+    outside: &[(usize, Commanded)],
+    plan: ir::PlanId,
+    n: u32,
+    handler: &str,
+    limits: Limits,
+) -> Status {
+    if let Some(space) = outside
+        .iter()
+        .flat_map(|(_, c)| &c.spaces)
+        .find(|s| s.graph.truncated)
+    {
+        return Status::Unproved(format!(
+            "the tell is in the `{handler}` handler of `{}`, and the handler runs after the commands from outside were not all explored: {}",
+            net.plan(plan).name,
+            truncation("that exploration", &space.graph, limits)
+        ));
+    }
+    if let Status::Refuted(cex) = tell_feasible(ir, net, &main.graph, plan, n) {
+        return Status::Refuted(cex);
+    }
+    for (_, c) in outside {
+        // The handler's first actions run in the landing itself: the path to it, and it.
+        let Some(&(layer, origin, command)) = c.bad.get(&(plan, n)) else {
+            continue;
+        };
+        let mut cex = landing_cex(
+            ir, net, sem, main, order, &c.about, &c.spaces, layer, origin, command,
+        );
+        cex.conclusion = format!(
+            "where the command lands, tell {n} of `{}` runs at once, when the teller does not believe what it tells, or already believes the other agent does",
+            net.plan(plan).name
+        );
+        return Status::Refuted(cex);
+    }
+    for space in outside.iter().flat_map(|(_, c)| &c.spaces) {
+        if let Status::Refuted(mut cex) = tell_feasible(ir, net, &space.graph, plan, n) {
+            // The path within the handler run, from where the command from outside landed.
+            cex.conclusion = format!(
+                "from where a command from outside of the runtime landed: {}",
+                cex.conclusion
+            );
+            return Status::Refuted(cex);
         }
     }
     Status::Proved

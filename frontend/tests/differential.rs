@@ -149,9 +149,9 @@ fn compare(what: &str, net: &Network, ir: &Ir, starts: Vec<State>, max_states: u
         jobs,
         ..Limits::default()
     };
-    let (rg, rstates) = reference::explore(&sem, starts.clone(), limits(1));
-    let f1 = fast::explore(net, agent, starts.clone(), limits(1));
-    let f2 = fast::explore(net, agent, starts, limits(2));
+    let (rg, rstates) = reference::explore(&sem, starts.clone(), limits(1), false);
+    let f1 = fast::explore(net, agent, starts.clone(), limits(1), false);
+    let f2 = fast::explore(net, agent, starts, limits(2), false);
     let fg = &f1.graph;
     assert_eq!(
         (fg.len(), fg.transitions()),
@@ -231,7 +231,8 @@ fn fast_and_reference_explorers_agree() {
                 }
             }
             // From the states aborting the root leads to, every one as a start.
-            let (rg, rstates) = reference::explore(&sem, vec![sem.initial()], Limits::default());
+            let (rg, rstates) =
+                reference::explore(&sem, vec![sem.initial()], Limits::default(), false);
             let aborted: Vec<State> = rstates
                 .iter()
                 .take(200)
@@ -306,7 +307,7 @@ fn tables_from_the_arena_equal_tables_of_the_written_out_states() {
                 jobs: 1,
                 ..Limits::default()
             };
-            let f = fast::explore(net, agent, vec![sem.initial()], limits);
+            let f = fast::explore(net, agent, vec![sem.initial()], limits, false);
             let n = f.graph.len() as u32;
             // The BFS order, its reverse and every other state: the table's order is the
             // caller's, and hash-consing must follow it.
@@ -366,7 +367,7 @@ fn a_bounded_search_stops_at_the_first_state_the_bound_refuses() {
             jobs: 2,
             ..Limits::default()
         };
-        let f = fast::explore(net, agent, vec![sem.initial()], limits);
+        let f = fast::explore(net, agent, vec![sem.initial()], limits, false);
         assert!(f.graph.truncated);
         assert!(
             f.graph.transitions() < bound + 300,

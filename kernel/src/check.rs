@@ -12,8 +12,10 @@ use crate::semantics::{After, Atom, Fault, Mode, Semantics, State, Term};
 use hilbert_certificates::cert::{
     self, AfterRec, AtomRec, Body, FaultRec, SourceDigest, StateTable, TermNode, Witness,
 };
+use hilbert_certificates::ir::Command;
 use hilbert_certificates::ir::{
-    AgentId, BeliefId, Cond, Ir, LabelId, Network, Node, NodeId, PatternArg, PlanId, Value,
+    AgentId, BeliefId, CommitmentStrategy, Cond, Ir, LabelId, Network, Node, NodeId, PatternArg,
+    PlanId, Value,
 };
 use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -140,15 +142,23 @@ pub enum Kind {
     NoDeadlock,
     /// `P_live_D`: the desire's index.
     Live(usize),
-    /// `P_released_D`: the desire's index and its constant impossible atom.
+    /// `P_released_D`: the desire's index and its constant impossible atom, for a
+    /// `single_minded` agent: the atom arriving in any reachable state (believed by the plan or
+    /// perceived), aborting the plan there leads on every path to its handlers having finished.
     Released(usize, Atom),
     /// `Plan_abortable`: aborting the plan from outside, in any reachable state, leads on every
     /// path to its handlers having finished (a network one of whose plans has `on abort`).
     Abortable,
+    /// `Plan_stoppable`: stopping the plan from outside, in any reachable state, leads on every
+    /// path to the stop having completed; from every suspended state that leaves, a resume
+    /// leads on every path to the resume having completed, and an abort to the end (a network
+    /// one of whose plans has `on stop` or `on resume`, of an agent with a desire of higher
+    /// priority than one the binding serves).
+    Stoppable,
     /// `Plan_tell_feasible_N`.
     TellFeasible(PlanId, u32),
-    /// `Plan_tell_feasible_N` of a tell inside a handler: never proved (`tell.handler`), as the
-    /// handler runs that releasing or stopping an intention starts at run time are not explored.
+    /// `Plan_tell_feasible_N` of a tell inside a handler: decided over every handler run the
+    /// certificate explores (the scene's, and those of the commands from outside).
     TellInHandler(PlanId, u32),
     /// `Agent.Binding_frame`: the frame conditions on the explored worlds, for the desires the
     /// binding serves (indices into the agent's desires). An obligation, not a theorem.
@@ -233,11 +243,12 @@ pub fn obligations(ir: &Ir, n: usize) -> Result<Vec<(String, Kind)>, String> {
             continue;
         }
         out.push((format!("{}_live_{}", net.binding, d.name), Kind::Live(di)));
+        // Only a single-minded agent is released by what it believes impossible.
+        if agent.commit != CommitmentStrategy::SingleMinded {
+            continue;
+        }
         for (cond, _) in &d.impossible {
-            walk(net.nodes.len())?;
-            if let Some(atom) = constant_atom(cond)
-                && can_raise(net, &atom)
-            {
+            if let Some(atom) = constant_atom(cond) {
                 out.push((
                     format!("{}_released_{}", net.binding, d.name),
                     Kind::Released(di, atom),
@@ -249,6 +260,22 @@ pub fn obligations(ir: &Ir, n: usize) -> Result<Vec<(String, Kind)>, String> {
     // or no longer desired): where a handler runs then, that it finishes is a theorem.
     if net.plans.iter().any(|p| p.on_abort.is_some()) {
         out.push((format!("{}_abortable", root.name), Kind::Abortable));
+    }
+    // The runtime stops an intention when a desire of higher priority is adopted, and resumes
+    // it when that is done: where a handler runs then, that the stop and the resume complete.
+    let served = agent
+        .desires
+        .iter()
+        .filter(|d| d.reachable_by.contains(&(binding as u32)));
+    let lowest = served.map(|d| d.priority).min();
+    let stoppable = lowest.is_some_and(|l| agent.desires.iter().any(|d| d.priority > l));
+    if stoppable
+        && net
+            .plans
+            .iter()
+            .any(|p| p.on_stop.is_some() || p.on_resume.is_some())
+    {
+        out.push((format!("{}_stoppable", root.name), Kind::Stoppable));
     }
     for (pi, code) in net.plans.iter().enumerate() {
         let handlers = [code.on_stop, code.on_resume, code.on_abort];
@@ -332,21 +359,6 @@ pub fn constant_atom(cond: &Cond) -> Option<Atom> {
         told: None,
         belief: p.belief,
         args,
-    })
-}
-
-/// Whether some `believe` of the network could add `atom`.
-pub fn can_raise(net: &Network, atom: &Atom) -> bool {
-    net.nodes.iter().any(|n| match n {
-        Node::Believe(a) => {
-            a.belief == atom.belief
-                && a.args.len() == atom.args.len()
-                && a.args.iter().zip(&atom.args).all(|(e, v)| match e {
-                    hilbert_certificates::ir::Expr::Literal(l) => Value::of(l) == *v,
-                    _ => true,
-                })
-        }
-        _ => false,
     })
 }
 
@@ -1007,12 +1019,14 @@ fn close<'t>(
     sem: &Semantics,
     table: Table<'t>,
     starts: &[u32],
+    halt: &(dyn Fn(usize) -> bool + Sync),
     budget: &Budget,
 ) -> Result<Closed<'t>, Unclosed> {
     use rayon::prelude::*;
     type Steps = (Vec<u32>, Vec<(PlanId, u32)>);
     let step_of = |i: usize| -> Result<Steps, String> {
-        if !budget.spend(table.cost(i)) {
+        // A state the obligation stops at has no steps in it (a command from outside settled).
+        if halt(i) || !budget.spend(table.cost(i)) {
             return Ok((Vec::new(), Vec::new()));
         }
         let state = table.state(i);
@@ -1249,7 +1263,7 @@ fn check_body(body: &Body, budget: &Budget, digest: [u8; 32]) -> Report {
     }
     // State 0 is the scene's initial state, and the table is its reachable set.
     let closed = if table.len() > 0 && table.state(0) == sem.initial() {
-        close(&sem, table, &[0], budget)
+        close(&sem, table, &[0], &|_| false, budget)
     } else {
         Err((
             "scene.initial",
@@ -1259,6 +1273,7 @@ fn check_body(body: &Body, budget: &Budget, digest: [u8; 32]) -> Report {
     };
     report.scene =
         (closed.as_ref().ok()).map(|c| (c.table.len(), c.succ.iter().map(Vec::len).sum()));
+    let mut runs = HandlerRuns::default();
     for (k, (oblig, kind)) in derived.iter().enumerate() {
         let verdict = match body.witnesses.get(k) {
             None => refusal(
@@ -1275,7 +1290,7 @@ fn check_body(body: &Body, budget: &Budget, digest: [u8; 32]) -> Report {
             ),
             Some(w) => match &closed {
                 Err((rule, _, why)) => refusal(oblig, None, rule, why.clone()),
-                Ok(c) => check_witness(body, &sem, c, oblig, kind, w, budget),
+                Ok(c) => check_witness(body, &sem, c, oblig, kind, w, &mut runs, budget),
             },
         };
         report.obligations.push((oblig.clone(), verdict));
@@ -1306,6 +1321,7 @@ fn check_body(body: &Body, budget: &Budget, digest: [u8; 32]) -> Report {
     report
 }
 
+#[allow(clippy::too_many_arguments)]
 fn check_witness(
     body: &Body,
     sem: &Semantics,
@@ -1313,6 +1329,7 @@ fn check_witness(
     oblig: &str,
     kind: &Kind,
     w: &Witness,
+    runs: &mut HandlerRuns,
     budget: &Budget,
 ) -> Verdict {
     let t = &c.table;
@@ -1388,24 +1405,91 @@ fn check_witness(
             check_ranking(c, &ranks, &[0], &goal, oblig, "ranking")
         }
         (Kind::Released(_, atom), Witness::Release { states, ranks, .. }) => {
-            let t = &c.table;
-            let raised = |i: usize| t.beliefs_of_set(t.set_of[i]).contains(atom);
-            check_release(sem, c, &raised, states, ranks, oblig, budget)
+            // The atom arrives (the plan believed it, or it was perceived), then the abort.
+            let arrive = |s: &mut State| {
+                s.beliefs.insert(atom.clone());
+            };
+            let from = Origins {
+                table: t,
+                pick: &|_| true,
+                prepare: &arrive,
+                commands: &[Command::Abort],
+            };
+            let out = outside(sem, &from, states, ranks, oblig, RELEASE, budget);
+            runs.record(oblig, &out);
+            out.0
         }
         (Kind::Abortable, Witness::Release { states, ranks, .. }) => {
-            check_release(sem, c, &|_| true, states, ranks, oblig, budget)
+            let from = Origins {
+                table: t,
+                pick: &|_| true,
+                prepare: &|_| {},
+                commands: &[Command::Abort],
+            };
+            let out = outside(sem, &from, states, ranks, oblig, RELEASE, budget);
+            runs.record(oblig, &out);
+            out.0
+        }
+        (
+            Kind::Stoppable,
+            Witness::Stoppable {
+                stop,
+                stop_ranks,
+                after,
+                after_ranks,
+                ..
+            },
+        ) => {
+            let from = Origins {
+                table: t,
+                pick: &|_| true,
+                prepare: &|_| {},
+                commands: &[Command::Stop],
+            };
+            let out = outside(sem, &from, stop, stop_ranks, oblig, STOP, budget);
+            runs.record(oblig, &out);
+            let (Verdict::Proved, Some((stopped, _))) = &out else {
+                return out.0;
+            };
+            // From every state where the stop left the plan suspended: a resume, and an abort
+            // (the commitment law may release a stopped intention).
+            let s = &stopped.table;
+            let from = Origins {
+                table: s,
+                pick: &|j| root_of(s, j).1,
+                prepare: &|_| {},
+                commands: &[Command::Resume, Command::Abort],
+            };
+            let out = outside(sem, &from, after, after_ranks, oblig, RESUME, budget);
+            runs.record(oblig, &out);
+            out.0
         }
         (Kind::TellFeasible(plan, k), Witness::TellFeasible { .. }) => {
             check_tells(c, *plan, *k, oblig)
         }
-        (Kind::TellInHandler(_, k), Witness::TellFeasible { .. }) => refusal(
-            oblig,
-            None,
-            "tell.handler",
-            format!(
-                "tell {k} is in a handler, and the handler runs that releasing or stopping an intention starts at run time are not explored: its feasibility is unproved"
-            ),
-        ),
+        (Kind::TellInHandler(plan, k), Witness::TellFeasible { .. }) => {
+            if let Some(other) = &runs.unchecked {
+                return refusal(
+                    oblig,
+                    None,
+                    "tell.handler",
+                    format!(
+                        "tell {k} is in a handler, and the handler runs of `{other}` were not checked: its feasibility is unproved"
+                    ),
+                );
+            }
+            if runs.bad.contains(&(*plan, *k)) {
+                return refusal(
+                    oblig,
+                    None,
+                    "tell.feasible",
+                    format!(
+                        "a handler run after a command from outside (where it lands, or a step after) runs tell {k} infeasibly"
+                    ),
+                );
+            }
+            check_tells(c, *plan, *k, oblig)
+        }
         _ => refusal(
             oblig,
             None,
@@ -1494,57 +1578,140 @@ fn check_ranking(
     Verdict::Proved
 }
 
-/// Release (and abortable): from every state `from` picks (those believing the atom; all), the
-/// abort leads into the witness's table, which is exactly the states reachable from those aborts
-/// (in breadth-first order from them) and ranked towards finishing.
-fn check_release(
+/// The tells the handler runs after commands from outside ran infeasibly (the explorations
+/// checked so far, which come before every tell obligation in the kernel's order), and the
+/// first such obligation whose exploration was not checked, if any.
+#[derive(Default)]
+struct HandlerRuns {
+    bad: BTreeSet<(PlanId, u32)>,
+    unchecked: Option<String>,
+}
+
+impl HandlerRuns {
+    fn record(&mut self, oblig: &str, out: &Outcome) {
+        match &out.1 {
+            Some((closed, landing)) => {
+                self.bad.extend(closed.bad_tells.iter().flatten().copied());
+                self.bad.extend(landing.iter().copied());
+            }
+            None if self.unchecked.is_none() => self.unchecked = Some(oblig.to_string()),
+            None => {}
+        }
+    }
+}
+
+/// What checking an exploration from outside gives: the verdict and, when its table closed,
+/// the table with the tells its landings ran infeasibly.
+type Outcome<'t> = (Verdict, Option<(Closed<'t>, BTreeSet<(PlanId, u32)>)>);
+
+/// Where the commands from outside start: from each state of `table` that `pick` picks (in
+/// the table's order), made ready by `prepare` (the impossible atom arrives), each command of
+/// `commands` in turn lands on the scene's root.
+struct Origins<'a> {
+    table: &'a Table<'a>,
+    pick: &'a dyn Fn(usize) -> bool,
+    prepare: &'a dyn Fn(&mut State),
+    commands: &'a [Command],
+}
+
+/// The refusal rules of one kind of exploration from outside: where a start is missing, where
+/// the table is malformed, where it is not closed, and the ranking's name.
+type Rules = [&'static str; 4];
+const RELEASE: Rules = [
+    "release.start",
+    "release.table",
+    "release.closed",
+    "release",
+];
+const STOP: Rules = [
+    "stoppable.start",
+    "stoppable.table",
+    "stoppable.closed",
+    "stoppable",
+];
+const RESUME: Rules = [
+    "resumable.start",
+    "resumable.table",
+    "resumable.closed",
+    "resumable",
+];
+
+/// [`crate::semantics::settled`] and [`crate::semantics::suspended`] of state `i` of a table,
+/// read off its root's term nodes without writing the state out.
+fn root_of(t: &Table, i: usize) -> (bool, bool) {
+    let node = |k: u32| t.raw.terms.get(k as usize);
+    match t.raw.states.get(i).and_then(|s| node(s.0)) {
+        Some(TermNode::Done) => (true, false),
+        Some(TermNode::Inst { body, .. }) => match node(*body) {
+            Some(TermNode::Handling { .. }) => (false, false),
+            Some(TermNode::Suspended(_)) => (true, true),
+            _ => (true, false),
+        },
+        _ => (false, false),
+    }
+}
+
+/// Commands from outside (release, abortable, stoppable): where each lands from the states
+/// `from` gives is in the witness's table, which is exactly the states reachable from there
+/// (in breadth-first order from them, in the order the commands land) without going on from
+/// a settled state, and ranked towards settling: every path from a command reaches a state
+/// where no command from outside is under way. An abort's handlers run under `Handling` with
+/// nothing after them, which no command changes, so an abort settles only where the scene has
+/// finished. The table, closed, comes back for the tells the handler runs ran.
+fn outside<'t>(
     sem: &Semantics,
-    c: &Closed,
-    from: &dyn Fn(usize) -> bool,
-    table: &StateTable,
+    from: &Origins,
+    table: &'t StateTable,
     ranks: &[u64],
     oblig: &str,
+    rules: Rules,
     budget: &Budget,
-) -> Verdict {
+) -> Outcome<'t> {
+    let [rule_start, rule_table, rule_closed, rule_rank] = rules;
     let sub = match Table::new(table) {
         Ok(s) => s,
-        Err(e) => return refusal(oblig, None, "release.table", e),
+        Err(e) => return (refusal(oblig, None, rule_table, e), None),
     };
-    let t = &c.table;
+    let t = from.table;
     let mut starts = Vec::new();
+    let mut landing_bad = BTreeSet::new();
     for i in 0..t.len() {
-        if !from(i) || !budget.spend(t.cost(i)) {
+        if !(from.pick)(i) || !budget.spend(t.cost(i)) {
             continue;
         }
-        let s = t.state(i);
-        let aborted = sem.abort_root(&s);
-        budget.spend(aborted.work);
-        match sub.find(&aborted.next) {
-            Some(j) => starts.push(j),
-            None => {
-                return refusal(
-                    oblig,
-                    Some(&s),
-                    "release.start",
-                    "the state the abort leads to is not in the witness".into(),
-                );
+        let mut s = t.state(i);
+        (from.prepare)(&mut s);
+        for &command in from.commands {
+            let landed = sem.command_root(&s, command);
+            budget.spend(landed.work);
+            // The handlers a landing starts run their first actions in it: its tells too.
+            let bad = landed.effects.tells.iter().filter(|t| !t.2);
+            landing_bad.extend(bad.map(|t| (t.0, t.1)));
+            match sub.find(&landed.next) {
+                Some(j) => starts.push(j),
+                None => {
+                    let why = format!(
+                        "the state a {command:?} from outside leads to is not in the witness"
+                    );
+                    return (refusal(oblig, Some(&s), rule_start, why), None);
+                }
             }
         }
     }
-    let sub = match close(sem, sub, &starts, budget) {
+    let settled: Vec<bool> = (0..sub.len()).map(|i| root_of(&sub, i).0).collect();
+    let sub = match close(sem, sub, &starts, &|i| settled[i], budget) {
         Ok(s) => s,
         Err((rule, i, why)) => {
             let rule = match rule {
-                "invariant.closed" => "release.closed",
+                "invariant.closed" => rule_closed,
                 r => r,
             };
-            let at = i.map_or(String::new(), |i| format!("abort-extended state {i}: "));
-            return refusal(oblig, None, rule, format!("{at}{why}"));
+            let at = i.map_or(String::new(), |i| format!("command-extended state {i}: "));
+            return (refusal(oblig, None, rule, format!("{at}{why}")), None);
         }
     };
-    let finished =
-        |i: usize| sub.table.raw.terms[sub.table.raw.states[i].0 as usize] == TermNode::Done;
-    check_ranking(&sub, ranks, &starts, &finished, oblig, "release")
+    let verdict = check_ranking(&sub, ranks, &starts, &|i| settled[i], oblig, rule_rank);
+    (verdict, Some((sub, landing_bad)))
 }
 
 /// Tell feasibility: every step that runs the tell runs it feasibly.

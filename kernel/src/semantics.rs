@@ -157,6 +157,22 @@ impl State {
     }
 }
 
+/// Whether no command from outside is under way at the scene's root: the scene has finished,
+/// or its root instance is not running handlers (`docs/semantics.md`, "Commands from outside").
+/// A scene faulted as a whole (a command from outside that diverged) is not settled.
+pub fn settled(term: &Term) -> bool {
+    match term {
+        Term::Done => true,
+        Term::Inst { body, .. } => !matches!(**body, Term::Handling { .. }),
+        _ => false,
+    }
+}
+
+/// Whether the scene's root instance is suspended (a stop from outside has completed).
+pub fn suspended(term: &Term) -> bool {
+    matches!(term, Term::Inst { body, .. } if matches!(**body, Term::Suspended(_)))
+}
+
 /// What a step did, for counterexamples and tell feasibility.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Effects {

@@ -20,7 +20,7 @@ use hilbert_certificates::ir::{CompareOp, Cond, CondTerm, Literal, Node, Value};
 use hilbert_frontend::certify::state_table;
 use hilbert_frontend::explore::{Limits, StateId, reference};
 use hilbert_kernel::check::{Report, Verdict, check, table_states};
-use hilbert_kernel::semantics::Semantics;
+use hilbert_kernel::semantics::{Semantics, State};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What a mutant must get.
@@ -87,13 +87,48 @@ fn is_abortable(w: &Witness) -> bool {
     matches!(w, Witness::Release { obligation, .. } if obligation.ends_with("_abortable"))
 }
 
+fn is_stoppable(w: &Witness) -> bool {
+    matches!(w, Witness::Stoppable { .. })
+}
+
+/// A stoppable witness changed: its stop table (`after` false) or its resume table, as states,
+/// with its ranks.
+fn stoppable_mutant(
+    b: &Built,
+    body: &Body,
+    after: bool,
+    change: fn(&mut Vec<State>, &mut Vec<u64>),
+) -> Vec<Vec<u8>> {
+    let Some(w) = proved_witness(b, body, is_stoppable) else {
+        return Vec::new();
+    };
+    let mut body = body.clone();
+    if let Witness::Stoppable {
+        stop,
+        stop_ranks,
+        after: resumed,
+        after_ranks,
+        ..
+    } = &mut body.witnesses[w]
+    {
+        let (table, ranks) = match after {
+            false => (stop, stop_ranks),
+            true => (resumed, after_ranks),
+        };
+        let mut all = table_states(table).expect("the stoppable table decodes");
+        change(&mut all, ranks);
+        *table = state_table(&all);
+    }
+    one(body)
+}
+
 /// The network's edges as the reference explorer finds them; its states are in the
 /// certificate's order (both are breadth-first from the initial state).
 fn edges(body: &Body) -> Vec<Vec<usize>> {
     let net = &body.ir.networks[body.network as usize];
     let agent = &body.ir.agents[net.agent.0 as usize];
     let sem = Semantics::new(net, agent);
-    let (graph, _) = reference::explore(&sem, vec![sem.initial()], Limits::default());
+    let (graph, _) = reference::explore(&sem, vec![sem.initial()], Limits::default(), false);
     (0..graph.len() as u32)
         .map(|s| graph.succ(StateId(s)).map(|e| e.to.0 as usize).collect())
         .collect()
@@ -657,6 +692,7 @@ fn mutations() -> Vec<Mutation> {
                     | Witness::RankingExpr { obligation, .. }
                     | Witness::Release { obligation, .. }
                     | Witness::TellFeasible { obligation }
+                    | Witness::Stoppable { obligation, .. }
                     | Witness::Frame { obligation } => obligation.push('x'),
                 }
                 one(body)
@@ -711,6 +747,7 @@ fn mutations() -> Vec<Mutation> {
                             Witness::Invariant { .. } => Witness::TellFeasible { obligation: name },
                             Witness::TellFeasible { .. }
                             | Witness::Release { .. }
+                            | Witness::Stoppable { .. }
                             | Witness::Frame { .. } => Witness::Invariant { obligation: name },
                             Witness::Ranking { .. } | Witness::RankingExpr { .. } => {
                                 Witness::Release {
@@ -749,32 +786,18 @@ fn mutations() -> Vec<Mutation> {
             },
         },
         Mutation {
-            name: "make the agent blind, with an intention it keeps while believing it impossible",
-            want: Want::Refused(Some("frame.realism")),
+            // A blind agent's desire persists while it believes it impossible (`docs/frames.md`
+            // §1): what breaks the frame is a desire no explored world achieves.
+            name: "make a served desire's goal one no world achieves",
+            want: Want::Refused(Some("frame.D-desire")),
             make: |_, body| {
-                let net = &body.ir.networks[body.network as usize];
-                let a = net.agent.0 as usize;
-                let Some(binding) = body.ir.agents[a]
-                    .plans
-                    .iter()
-                    .position(|p| p.network == Some(body.network))
-                else {
-                    return Vec::new();
-                };
+                let a = body.ir.networks[body.network as usize].agent.0 as usize;
                 served(body)
                     .into_iter()
                     .map(|d| {
                         let mut body = body.clone();
-                        let agent = &mut body.ir.agents[a];
-                        agent.commit = hilbert_certificates::ir::CommitmentStrategy::Blind;
-                        agent.desires[d]
-                            .impossible
-                            .push((Cond::True, "never".into()));
-                        agent.intends.push(hilbert_certificates::ir::Intend {
-                            plan: binding as u32,
-                            desire: d as u32,
-                            cond: Cond::True,
-                        });
+                        body.ir.agents[a].desires[d].achieved =
+                            vec![Cond::Not(Box::new(Cond::True))];
                         with_ir(body)
                     })
                     .collect()
@@ -812,8 +835,11 @@ fn mutations() -> Vec<Mutation> {
             },
         },
         Mutation {
+            // Every state of the scene is an origin (the atom arrives anywhere): the dropped
+            // state is refused where an abort leads to it (`release.start`) or where a step
+            // does (`release.closed`).
             name: "drop the last state of a release witness",
-            want: Want::Refused(Some("release.closed")),
+            want: Want::Refused(None),
             make: |b, body| {
                 let Some(w) = proved_witness(b, body, is_release) else {
                     return Vec::new();
@@ -845,6 +871,75 @@ fn mutations() -> Vec<Mutation> {
                     ranks.pop();
                 }
                 one(body)
+            },
+        },
+        Mutation {
+            // The handlers take a step: the last state of each table is one a step leads to.
+            name: "drop the last state of a stoppable witness's stop table",
+            want: Want::Refused(Some("stoppable.closed")),
+            make: |b, body| {
+                stoppable_mutant(b, body, false, |all, ranks| {
+                    all.pop();
+                    ranks.pop();
+                })
+            },
+        },
+        Mutation {
+            name: "drop the last state of a stoppable witness's resume table",
+            want: Want::Refused(Some("resumable.closed")),
+            make: |b, body| {
+                stoppable_mutant(b, body, true, |all, ranks| {
+                    all.pop();
+                    ranks.pop();
+                })
+            },
+        },
+        Mutation {
+            // The tells of the handlers that run after the commands are then not all known.
+            name: "empty a stoppable witness's stop table",
+            want: Want::Refused(Some("tell.handler")),
+            make: |b, body| {
+                stoppable_mutant(b, body, false, |all, ranks| {
+                    all.clear();
+                    ranks.clear();
+                })
+            },
+        },
+        Mutation {
+            name: "drop the first state of a stoppable witness's resume table",
+            want: Want::Refused(Some("resumable.start")),
+            make: |b, body| {
+                stoppable_mutant(b, body, true, |all, ranks| {
+                    all.remove(0);
+                    ranks.remove(0);
+                })
+            },
+        },
+        Mutation {
+            name: "unrank a stoppable witness's resume table",
+            want: Want::Refused(Some("ranking.start")),
+            make: |b, body| {
+                stoppable_mutant(b, body, true, |_, ranks| {
+                    ranks.iter_mut().for_each(|r| *r = u64::MAX);
+                })
+            },
+        },
+        Mutation {
+            name: "point a stoppable witness's stop and resume tables at missing terms",
+            want: Want::Refused(None),
+            make: |b, body| {
+                let Some(w) = proved_witness(b, body, is_stoppable) else {
+                    return Vec::new();
+                };
+                (0..2)
+                    .map(|k| {
+                        let mut body = body.clone();
+                        if let Witness::Stoppable { stop, after, .. } = &mut body.witnesses[w] {
+                            [stop, after][k].states[0].0 = u32::MAX;
+                        }
+                        cert::encode(&body)
+                    })
+                    .collect()
             },
         },
         Mutation {

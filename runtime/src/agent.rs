@@ -106,8 +106,15 @@ impl Hosts {
 pub enum Status {
     /// Its plan runs.
     Running,
-    /// Stopped by a higher-priority intention, keeping its continuation.
+    /// Stopped by a higher-priority intention while its `on stop` handlers are under way: it
+    /// takes steps (those of its handlers) until they finish, then it is [`Status::Suspended`].
+    Stopping,
+    /// Stopped by a higher-priority intention, keeping its continuation; its stop has completed.
     Suspended,
+    /// Resumed while its `on resume` handlers are under way: it takes steps (those of its
+    /// handlers) until they finish, then it is [`Status::Running`] (or stopped again, when an
+    /// intention of higher priority is not done by then).
+    Resuming,
     /// Released: its `on abort` handlers run, then it is gone.
     Aborting,
     /// Its plan has ended; the next deliberation releases it.
@@ -555,12 +562,21 @@ impl<'a> AgentRun<'a> {
         }
     }
 
-    /// Releases what the agent's commitment strategy says to release.
+    /// Releases what the agent's commitment strategy says to release: what is believed achieved;
+    /// under `single_minded`, what is believed impossible too; under `open_minded`, what is no
+    /// longer desired (a `drop`). A blind or open-minded agent keeps an intention it believes
+    /// impossible, and the frame reads its desire as lasting as long (`docs/frames.md` §1).
     fn commitment_law(&mut self) {
         let strategy = self.agent.commit;
         let mut decisions = Vec::new();
         for i in &self.intentions {
-            if i.status == Status::Aborting {
+            // Aborting: released already. Stopping or resuming: its handlers are under way, and
+            // the law waits for them to finish (the build proves they do, `Plan_stoppable`);
+            // it decides at the next deliberation after that.
+            if matches!(
+                i.status,
+                Status::Aborting | Status::Stopping | Status::Resuming
+            ) {
                 continue;
             }
             let d = i.desire;
@@ -737,10 +753,13 @@ impl<'a> AgentRun<'a> {
             }
             let priority = self.agent.desires[d].priority;
             // A running intention of higher priority defers this one, and so does a stopped
-            // one, which resumes before anything of lower priority starts.
+            // one (or one being stopped or resumed), which resumes before anything of lower
+            // priority starts.
             if self.intentions.iter().any(|i| {
-                matches!(i.status, Status::Running | Status::Suspended)
-                    && self.agent.desires[i.desire].priority > priority
+                matches!(
+                    i.status,
+                    Status::Running | Status::Stopping | Status::Suspended | Status::Resuming
+                ) && self.agent.desires[i.desire].priority > priority
             }) {
                 continue;
             }
@@ -762,7 +781,9 @@ impl<'a> AgentRun<'a> {
             let Some(r) = rules[plan] else {
                 continue;
             };
-            // This one takes over from running intentions of lower priority.
+            // This one takes over from running intentions of lower priority. One being
+            // resumed is stopped once its resume has completed (`follow_handlers`); one being
+            // stopped, or stopped, is left as it is.
             for k in 0..self.intentions.len() {
                 let i = &self.intentions[k];
                 if i.status != Status::Running || self.agent.desires[i.desire].priority >= priority
@@ -773,8 +794,7 @@ impl<'a> AgentRun<'a> {
                     "subgoal `{}` (priority {priority}) takes over",
                     self.agent.desires[d].name
                 );
-                self.command(k, Command::Stop, reason);
-                self.intentions[k].status = Status::Suspended;
+                self.stop(k, reason);
             }
             let binding = &self.agent.plans[plan];
             let body = match (binding.network, &binding.host) {
@@ -840,9 +860,11 @@ impl<'a> AgentRun<'a> {
     }
 
     /// Resumes the stopped intentions of the highest priority among those waiting, when no
-    /// running (or aborting) intention of higher priority holds them back. The others stay
-    /// stopped until those are done: with priorities 0, 5 and 9, releasing 9 resumes 5, and 0
-    /// waits for 5.
+    /// running (or aborting, stopping or resuming) intention of higher priority holds them back.
+    /// The others stay stopped until those are done: with priorities 0, 5 and 9, releasing 9
+    /// resumes 5, and 0 waits for 5. Only an intention whose stop has completed
+    /// ([`Status::Suspended`]) is resumed: one still [`Status::Stopping`] waits for its `on stop`
+    /// handlers to finish, as the build's `Plan_stoppable` proves they do.
     fn resume_suspended(&mut self) {
         let priority = |i: &Intention| self.agent.desires[i.desire].priority;
         let Some(top) = self
@@ -854,11 +876,12 @@ impl<'a> AgentRun<'a> {
         else {
             return;
         };
-        if self
-            .intentions
-            .iter()
-            .any(|i| matches!(i.status, Status::Running | Status::Aborting) && priority(i) > top)
-        {
+        if self.intentions.iter().any(|i| {
+            matches!(
+                i.status,
+                Status::Running | Status::Aborting | Status::Stopping | Status::Resuming
+            ) && priority(i) > top
+        }) {
             return;
         }
         for k in 0..self.intentions.len() {
@@ -866,7 +889,8 @@ impl<'a> AgentRun<'a> {
                 && priority(&self.intentions[k]) == top
             {
                 self.command(k, Command::Resume, "the subgoal is done".into());
-                self.intentions[k].status = Status::Running;
+                self.intentions[k].status = Status::Resuming;
+                self.follow_handlers(k, true);
             }
         }
     }
@@ -898,6 +922,91 @@ impl<'a> AgentRun<'a> {
         }
     }
 
+    /// Stops intention `k` (running, or resumed while an intention of higher priority is not
+    /// done): the command lands, and the intention is [`Status::Stopping`] while its `on stop`
+    /// handlers are under way, [`Status::Suspended`] once its stop has completed.
+    fn stop(&mut self, k: usize, reason: String) {
+        self.command(k, Command::Stop, reason);
+        self.intentions[k].status = Status::Stopping;
+        self.follow_handlers(k, true);
+    }
+
+    /// Where intention `k`, being stopped or resumed, stands, from its root instance's body:
+    /// still handling the command (`Term::Handling`), it stays [`Status::Stopping`] or
+    /// [`Status::Resuming`] and takes steps; suspended, its stop has completed
+    /// ([`Status::Suspended`]); anything else runs ([`Status::Running`]); ended, it has finished
+    /// (`end_if_done`). `landed` says the command has just landed: its status is journaled
+    /// then whatever it is, and afterwards each time it changes. A resume that completes while
+    /// an intention of higher priority is not done (adopted while the `on resume` handlers
+    /// ran) is followed at once by a stop.
+    fn follow_handlers(&mut self, k: usize, landed: bool) {
+        let was = self.intentions[k].status;
+        let now = match &self.intentions[k].body {
+            Body::Host { .. } if was == Status::Stopping => Status::Suspended,
+            Body::Host { .. } => Status::Running,
+            Body::Network { state, .. } if state.finished() => {
+                self.end_if_done(k);
+                return;
+            }
+            Body::Network { state, .. } => match root_body(&state.term) {
+                // Still handling; or faulted as a whole (a diverging command): it stays, and
+                // its next step finds it stuck.
+                Some(semantics::Term::Handling { .. }) | None => was,
+                Some(semantics::Term::Suspended(_)) => Status::Suspended,
+                Some(_) => Status::Running,
+            },
+        };
+        if now == was && !landed {
+            return;
+        }
+        self.intentions[k].status = now;
+        let reason = match (was, now, landed) {
+            (Status::Stopping, Status::Stopping, _) => {
+                "its on stop handlers take steps: it takes them until they finish"
+            }
+            (Status::Stopping, Status::Suspended, true) => {
+                "its stop completed as it landed: no on stop handler takes a step"
+            }
+            (Status::Stopping, Status::Suspended, false) => "its on stop handlers finished",
+            (Status::Stopping, _, _) => "its on stop handlers finished without suspending it",
+            (_, Status::Resuming, _) => {
+                "its on resume handlers take steps: it takes them before its plan goes on"
+            }
+            (_, Status::Running, true) => {
+                "its resume completed as it landed: no on resume handler takes a step"
+            }
+            (_, Status::Running, false) => "its on resume handlers finished",
+            _ => "its on resume handlers finished without resuming it",
+        };
+        let i = &self.intentions[k];
+        let (id, plan) = (i.id, self.agent.plans[i.plan].name.clone());
+        self.log(Event::Status {
+            intention: id,
+            plan,
+            status: status_name(now).into(),
+            reason: reason.into(),
+        });
+        if now == Status::Running && !landed {
+            let priority = self.agent.desires[self.intentions[k].desire].priority;
+            let above = self
+                .intentions
+                .iter()
+                .filter(|i| {
+                    i.status != Status::Finished && self.agent.desires[i.desire].priority > priority
+                })
+                .max_by_key(|i| self.agent.desires[i.desire].priority)
+                .map(|i| i.desire);
+            if let Some(d) = above {
+                let desire = &self.agent.desires[d];
+                let reason = format!(
+                    "subgoal `{}` (priority {}) takes over",
+                    desire.name, desire.priority
+                );
+                self.stop(k, reason);
+            }
+        }
+    }
+
     fn next_random(&mut self) -> u64 {
         // xorshift64*: deterministic for a given seed.
         self.rng ^= self.rng >> 12;
@@ -906,13 +1015,13 @@ impl<'a> AgentRun<'a> {
         self.rng.wrapping_mul(0x2545_F491_4F6C_DD1D)
     }
 
-    /// Steps every running (or aborting) plan once.
+    /// Steps every running (or aborting, stopping, resuming) plan once.
     fn step_plans(&mut self) {
         let mut k = 0;
         while k < self.intentions.len() {
             if !matches!(
                 self.intentions[k].status,
-                Status::Running | Status::Aborting
+                Status::Running | Status::Aborting | Status::Stopping | Status::Resuming
             ) {
                 k += 1;
                 continue;
@@ -934,6 +1043,12 @@ impl<'a> AgentRun<'a> {
                         let pick = (self.next_random() % steps.len() as u64) as usize;
                         let step = steps.swap_remove(pick);
                         self.absorb(k, net, step);
+                        if matches!(
+                            self.intentions[k].status,
+                            Status::Stopping | Status::Resuming
+                        ) {
+                            self.follow_handlers(k, false);
+                        }
                     }
                     self.end_if_done(k);
                 }
@@ -988,8 +1103,9 @@ impl<'a> AgentRun<'a> {
     }
 
     /// Intention `k` of network `net` can never move again in state `s`: said once, with the
-    /// state; a running plan is then released (`plan stuck`), while one whose `on abort`
-    /// handlers are stuck was released already and is not released again.
+    /// state; a running plan, or one whose `on stop` or `on resume` handlers are stuck, is then
+    /// released (`plan stuck`), while one whose `on abort` handlers are stuck was released
+    /// already and is not released again.
     fn stuck(&mut self, k: usize, net: usize, s: &State) {
         let network = self.network(net);
         let mut state = Vec::new();
@@ -1012,9 +1128,11 @@ impl<'a> AgentRun<'a> {
             self.agent.desires[i.desire].name.clone(),
         );
         let released = i.released.clone();
-        let during = match &released {
-            Some(reason) => format!("its on abort handlers (released: {reason})"),
-            None => "the plan".to_string(),
+        let during = match (&released, i.status) {
+            (Some(reason), _) => format!("its on abort handlers (released: {reason})"),
+            (None, Status::Stopping) => "its on stop handlers".to_string(),
+            (None, Status::Resuming) => "its on resume handlers".to_string(),
+            (None, _) => "the plan".to_string(),
         };
         self.log(Event::Stuck {
             intention: id,
@@ -1219,6 +1337,28 @@ fn describe_stuck(net: &Network, term: &semantics::Term, context: &str, out: &mu
             describe_stuck(net, body, context, out)
         }
         Term::Handling { body, .. } => describe_stuck(net, body, &within("in handlers"), out),
+    }
+}
+
+/// The body of the scene's root instance, where a command from the runtime lands: a network's
+/// state is `Term::Inst` at the top (`Semantics::initial`) until it has ended (`Term::Done`) or
+/// faulted as a whole (`None` then).
+fn root_body(term: &semantics::Term) -> Option<&semantics::Term> {
+    match term {
+        semantics::Term::Inst { body, .. } => Some(body),
+        _ => None,
+    }
+}
+
+/// A status as the journal's `status` entries name it.
+fn status_name(status: Status) -> &'static str {
+    match status {
+        Status::Running => "running",
+        Status::Stopping => "stopping",
+        Status::Suspended => "suspended",
+        Status::Resuming => "resuming",
+        Status::Aborting => "aborting",
+        Status::Finished => "finished",
     }
 }
 

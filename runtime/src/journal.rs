@@ -126,7 +126,7 @@ pub enum Event {
     },
     /// A plan can never move again although it has not ended: no process can move, in its body
     /// or in the handlers a command started. Said once, with where it is stuck; a plan stuck
-    /// while it runs is then released (`plan stuck`), and one stuck in its `on abort`
+    /// while it runs, stops or resumes is then released (`plan stuck`), and one stuck in its `on abort`
     /// handlers, already released, is dropped with them unfinished (never released twice).
     Stuck {
         /// The intention.
@@ -135,7 +135,8 @@ pub enum Event {
         plan: String,
         /// The desire.
         desire: String,
-        /// What was running: `the plan`, or `its on abort handlers (released: REASON)`.
+        /// What was running: `the plan`, `its on stop handlers`, `its on resume handlers`, or
+        /// `its on abort handlers (released: REASON)`.
         during: String,
         /// The state it is stuck in: one line per process that has not ended (its instance and
         /// what it waits on), then the beliefs the plan reads.
@@ -150,6 +151,19 @@ pub enum Event {
         /// Which command.
         command: String,
         /// Why.
+        reason: String,
+    },
+    /// Where a stopped or resumed intention stands, each time that changes: `stopping` (its
+    /// `on stop` handlers take steps), `suspended` (its stop has completed), `resuming` (its
+    /// `on resume` handlers take steps), `running` (its resume has completed).
+    Status {
+        /// The intention.
+        intention: u64,
+        /// The plan.
+        plan: String,
+        /// `stopping`, `suspended`, `resuming` or `running`.
+        status: String,
+        /// Why: the command landed, or its handlers finished.
         reason: String,
     },
     /// A plan took a step.

@@ -18,7 +18,7 @@
 //! Every finding rests on an answer Z3 gave and the encoding makes exact; an `unknown`, or an
 //! `unsat` the bounds do not make exact, gives no finding.
 
-use crate::cond::Universe;
+use crate::cond::{Reading, Universe};
 use crate::{Answer, Log, file_safe};
 use hilbert_certificates::ir::{Cond, Ir};
 
@@ -120,7 +120,18 @@ pub fn satisfiable(
     name: &str,
     question: &str,
 ) -> Option<bool> {
-    let u = Universe::new(ir, agent, parts);
+    let readings: Vec<(&Cond, Reading)> = parts
+        .iter()
+        .map(|(c, neg)| {
+            let r = if *neg {
+                Reading::Negative
+            } else {
+                Reading::Positive
+            };
+            (*c, r)
+        })
+        .collect();
+    let u = Universe::new(ir, agent, &readings);
     let w = u.world("w");
     let mut assertions = w.constraints.clone();
     for (c, neg) in parts {

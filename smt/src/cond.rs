@@ -1,4 +1,4 @@
-//! The IR's conditions as Z3 formulas over a *bounded belief set*.
+//! The IR's conditions as Z3 formulas over a *bounded belief set*, or over an unbounded one.
 //!
 //! A belief set is a finite set of ground atoms. A [`World`] stands for one: for every predicate
 //! (the agent's own `f`, and `B(j) f` for each agent `j` it is told about) it has a fixed number
@@ -6,7 +6,8 @@
 //! present slots. Strings are integers too: each string literal of the agent gets a distinct
 //! code, and every other integer stands for some other string; booleans are 0 and 1; integer
 //! fields range over the 64-bit integers, as at run time. The attention is an integer in
-//! `0..attentions`.
+//! `0..attentions`. An agent parameter with no value is one constant per query, shared by its
+//! worlds and ranging over its type's values: an `unsat` holds for every value, a model names one.
 //!
 //! A condition is encoded exactly as the kernel evaluates it (`kernel/src/eval.rs`): a positive
 //! pattern is a disjunction over the slots of its predicate, binding its fresh variables to the
@@ -17,18 +18,28 @@
 //!
 //! **Bounds and exactness.** A model is always a real belief set, so a `sat` answer is exact.
 //! For `unsat`, the bound matters: a query is given as many slots per predicate as it has
-//! positive occurrences of that predicate. When no belief test is under two or more negations
-//! (counting the negation the query itself puts around a condition), every satisfying belief set
-//! has a satisfying subset of at most that many atoms per predicate (keep the atoms the positive
-//! tests use; the singly negated tests are monotone, so they stay false), and `unsat` is exact.
-//! Otherwise [`Universe::exact`] is false and an `unsat` answer proves only that no belief set
-//! within the bound satisfies the query; callers then conclude nothing.
+//! occurrences of that predicate. Read with the negations pushed inwards, a belief test is an
+//! `∃` over the atoms when it is under an even number of negations (counting the negation the
+//! query itself puts around a condition) and a `∀` when under an odd number. A satisfying belief
+//! set keeps satisfying the query when shrunk to the atoms that witness its `∃` tests — the `∀`
+//! tests, over fewer atoms, stay true — and each `∃` test needs one witness, *unless* it reads a
+//! variable a `∀` test binds (`¬(B made(n) ∧ ¬B done(n))`: one `done` atom per `made` atom, which
+//! no fixed bound covers). So `unsat` is exact when no `∃` test reads a variable bound by a `∀`
+//! test ([`dependency`]); otherwise [`Universe::exact`] is false and an `unsat` answer proves only
+//! that no belief set within the bound satisfies the query.
+//!
+//! **Unbounded worlds.** [`Universe::unbounded`] encodes the same conditions over a belief set
+//! that is an uninterpreted predicate per belief (any set of atoms, finite or not) with the belief
+//! tests as quantifiers over its fields. Every real belief set is one, so an `unsat` there is
+//! exact whatever the nesting; a model may be an infinite set, so its `sat` proves nothing.
 
 use hilbert_certificates::ir::{
     AgentId, ArithOp, CompareOp, Cond, CondTerm, Ir, Literal, Pattern, PatternArg, Type,
 };
-use std::collections::BTreeMap;
-use z3::ast::{Bool, Int};
+use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
+use z3::ast::{Ast, Bool, Int};
+use z3::{FuncDecl, Sort};
 
 /// A predicate: `None` for the agent's own belief, `Some(j)` for `B(j) f`; and the belief.
 pub type Key = (Option<u32>, u32);
@@ -53,6 +64,47 @@ pub struct World {
     pub attention: Int,
     /// The ranges of its fields and attention.
     pub constraints: Vec<Bool>,
+    /// In an unbounded universe ([`Universe::unbounded`]), each predicate's set of atoms: a
+    /// Boolean function of its fields (the slots are then empty).
+    pub preds: BTreeMap<Key, Rc<FuncDecl>>,
+}
+
+/// How a query reads a condition: as it is, negated, or both ways (for instance an attend rule
+/// in `in(x | b, a)`, which needs it to hold or no rule to hold). Exactness depends on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reading {
+    /// Only as it is.
+    Positive,
+    /// Only under the query's negation.
+    Negative,
+    /// Both.
+    Both,
+}
+
+impl Reading {
+    /// Whether the query's negation is around the condition, for each way it is read.
+    pub fn negations(self) -> &'static [bool] {
+        match self {
+            Reading::Positive => &[false],
+            Reading::Negative => &[true],
+            Reading::Both => &[false, true],
+        }
+    }
+}
+
+/// Why `unsat` over the bounds is not exact for a condition (see the module docs).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Dependency {
+    /// The belief test of `test` must be witnessed (an `∃`) but reads a variable bound by the
+    /// belief test of `binder` under one negation more or fewer (a `∀`): one witness per atom.
+    Reads {
+        /// The predicate of the `∃` test.
+        test: Key,
+        /// The predicate of the `∀` test that binds the variable it reads.
+        binder: Key,
+    },
+    /// The condition has too many branches to be examined ([`MAX_STEPS`]).
+    TooLarge,
 }
 
 /// The encoding context of one agent's conditions.
@@ -61,24 +113,149 @@ pub struct Universe<'a> {
     agent: usize,
     bounds: BTreeMap<Key, usize>,
     strings: BTreeMap<String, i64>,
-    /// Whether `unsat` answers over these bounds are exact (see the module docs).
+    /// Whether `unsat` answers over these bounds are exact (see the module docs); always true
+    /// for an unbounded universe, whose worlds are every belief set.
     pub exact: bool,
+    /// The agent parameters with no value the conditions read (indices, sorted).
+    pub params: Vec<u32>,
     /// Encoding steps taken; past [`MAX_STEPS`] the encoding gives up.
     steps: std::cell::Cell<usize>,
+    /// Whether worlds are unbounded ([`Universe::unbounded`]).
+    unbounded: bool,
+    /// Bound variables made so far (unbounded universes name each quantifier's own).
+    fresh: std::cell::Cell<usize>,
 }
 
 /// The encoding of one query gives up beyond this many steps (patterns multiply the rest of a
 /// conjunction by their slots, disjunctions by their branches): [`Universe::gave_up`].
 pub const MAX_STEPS: usize = 20_000;
 
-fn walk<'c>(c: &'c Cond, depth: usize, out: &mut Vec<(Key, &'c Pattern, usize)>) {
+/// The predicate of every belief test of a condition, once per occurrence.
+fn walk(c: &Cond, out: &mut Vec<Key>) {
     match c {
-        Cond::Believes(p) => out.push(((None, p.belief.0), p, depth)),
-        Cond::Told(AgentId(j), p) => out.push(((Some(*j), p.belief.0), p, depth)),
-        Cond::Not(inner) => walk(inner, depth + 1, out),
-        Cond::And(cs) | Cond::Or(cs) => cs.iter().for_each(|x| walk(x, depth, out)),
+        Cond::Believes(p) => out.push((None, p.belief.0)),
+        Cond::Told(AgentId(j), p) => out.push((Some(*j), p.belief.0)),
+        Cond::Not(inner) => walk(inner, out),
+        Cond::And(cs) | Cond::Or(cs) => cs.iter().for_each(|x| walk(x, out)),
         _ => {}
     }
+}
+
+/// The variables a term reads.
+fn term_vars(t: &CondTerm, out: &mut BTreeSet<u32>) {
+    match t {
+        CondTerm::Var(i) => {
+            out.insert(*i);
+        }
+        CondTerm::Literal(_) | CondTerm::Param(_) => {}
+        CondTerm::Neg(a) => term_vars(a, out),
+        CondTerm::Arith(_, a, b) => {
+            term_vars(a, out);
+            term_vars(b, out);
+        }
+        CondTerm::Chain(a, rest) => {
+            term_vars(a, out);
+            rest.iter().for_each(|(_, b)| term_vars(b, out));
+        }
+    }
+}
+
+/// The variables a condition mentions (reads or binds).
+fn cond_vars(c: &Cond, out: &mut BTreeSet<u32>) {
+    match c {
+        Cond::Believes(p) | Cond::Told(_, p) => {
+            for a in &p.args {
+                if let PatternArg::Var(i) = a {
+                    out.insert(*i);
+                }
+            }
+        }
+        Cond::Compare(_, a, b) => {
+            term_vars(a, out);
+            term_vars(b, out);
+        }
+        Cond::Not(x) => cond_vars(x, out),
+        Cond::And(cs) | Cond::Or(cs) => cs.iter().for_each(|x| cond_vars(x, out)),
+        Cond::True | Cond::False | Cond::Attending(_) => {}
+    }
+}
+
+fn key_of(c: &Cond) -> Option<(Key, &Pattern)> {
+    match c {
+        Cond::Believes(p) => Some(((None, p.belief.0), p)),
+        Cond::Told(AgentId(j), p) => Some(((Some(*j), p.belief.0), p)),
+        _ => None,
+    }
+}
+
+/// Why `unsat` over the bounds is not exact for `cond` read under the query's negation or not
+/// (`negated`): the first belief test that is an `∃` (under an even number of negations) and
+/// reads a variable a `∀` test binds (under an odd number). `None`: one witness per `∃` test
+/// suffices, and `unsat` within the bounds is `unsat` (the module docs give the argument).
+///
+/// The walk follows [`Universe::holds`]: a pattern binds its fresh variables for the rest of its
+/// conjunction, a negation's bindings do not escape it, and a disjunction's branches each go on
+/// with the rest.
+pub fn dependency(cond: &Cond, negated: bool) -> Option<Dependency> {
+    // Per variable, when bound: whether by a `∀` test, and the test's predicate.
+    type Env = Vec<Option<(bool, Key)>>;
+    fn go(goals: &[&Cond], odd: bool, env: &mut Env, steps: &mut usize) -> Option<Dependency> {
+        let (first, rest) = goals.split_first()?;
+        *steps += 1;
+        if *steps > MAX_STEPS {
+            return Some(Dependency::TooLarge);
+        }
+        match first {
+            Cond::True | Cond::Attending(_) | Cond::Compare(..) => go(rest, odd, env, steps),
+            Cond::False => None,
+            Cond::Not(inner) => {
+                let mut scratch = env.clone();
+                go(&[inner], !odd, &mut scratch, steps).or_else(|| go(rest, odd, env, steps))
+            }
+            Cond::And(parts) => {
+                let mut all: Vec<&Cond> = parts.iter().collect();
+                all.extend_from_slice(rest);
+                go(&all, odd, env, steps)
+            }
+            Cond::Or(parts) => parts.iter().find_map(|p| {
+                let mut e = env.clone();
+                let mut all = vec![p];
+                all.extend_from_slice(rest);
+                go(&all, odd, &mut e, steps)
+            }),
+            Cond::Believes(_) | Cond::Told(..) => {
+                let (key, p) = key_of(first)?;
+                if !odd {
+                    // An `∃`: what it and the rest of its conjunction read must not depend on
+                    // the atom a `∀` test ranges over.
+                    let mut read = BTreeSet::new();
+                    cond_vars(first, &mut read);
+                    rest.iter().for_each(|c| cond_vars(c, &mut read));
+                    for i in read {
+                        if let Some(Some((true, binder))) = env.get(i as usize) {
+                            return Some(Dependency::Reads {
+                                test: key,
+                                binder: *binder,
+                            });
+                        }
+                    }
+                }
+                for a in &p.args {
+                    if let PatternArg::Var(i) = a {
+                        let i = *i as usize;
+                        if env.len() <= i {
+                            env.resize(i + 1, None);
+                        }
+                        if env[i].is_none() {
+                            env[i] = Some((odd, key));
+                        }
+                    }
+                }
+                go(rest, odd, env, steps)
+            }
+        }
+    }
+    go(&[cond], negated, &mut Vec::new(), &mut 0)
 }
 
 fn strings_of_term(t: &CondTerm, out: &mut Vec<String>) {
@@ -121,24 +298,39 @@ fn in_i64(x: &Int) -> Bool {
     Bool::and(&[x.ge(Int::from_i64(i64::MIN)), x.le(Int::from_i64(i64::MAX))])
 }
 
+/// The values of a field or parameter of type `t`: 0 and 1 for `Bool`, the 64-bit integers
+/// otherwise (a string is any integer's code, and codes are 64-bit too).
+fn in_type(x: &Int, t: &Type) -> Bool {
+    match t {
+        Type::Bool => Bool::or(&[x.eq(Int::from_i64(0)), x.eq(Int::from_i64(1))]),
+        _ => in_i64(x),
+    }
+}
+
 impl<'a> Universe<'a> {
     /// The encoding of the conditions `parts` of agent `agent`, each evaluated `negated` or not
     /// (the flag counts for exactness): the slot bounds are the positive occurrences of each
     /// predicate, over all parts, times `copies` (the number of worlds a part may be evaluated
     /// on is irrelevant: each world gets the bounds).
-    pub fn new(ir: &'a Ir, agent: usize, parts: &[(&Cond, bool)]) -> Universe<'a> {
+    pub fn new(ir: &'a Ir, agent: usize, parts: &[(&Cond, Reading)]) -> Universe<'a> {
         let mut occurrences = Vec::new();
-        for (c, neg) in parts {
-            walk(c, usize::from(*neg), &mut occurrences);
+        let mut params = Vec::new();
+        for (c, _) in parts {
+            walk(c, &mut occurrences);
+            c.unset_params(&mut params);
         }
+        params.sort_unstable();
+        params.dedup();
         let mut bounds: BTreeMap<Key, usize> = BTreeMap::new();
-        let mut exact = true;
-        for (key, _, depth) in &occurrences {
-            *bounds.entry(*key).or_default() += 1;
-            if *depth >= 2 {
-                exact = false;
-            }
+        for key in occurrences {
+            *bounds.entry(key).or_default() += 1;
         }
+        let exact = parts.iter().all(|(c, reading)| {
+            reading
+                .negations()
+                .iter()
+                .all(|&neg| dependency(c, neg).is_none())
+        });
         // Every string literal of the agent's rules gets a code, so that two queries of one
         // agent agree on them.
         let mut strings = Vec::new();
@@ -175,8 +367,26 @@ impl<'a> Universe<'a> {
             bounds,
             strings,
             exact,
+            params,
             steps: std::cell::Cell::new(0),
+            unbounded: false,
+            fresh: std::cell::Cell::new(0),
         }
+    }
+
+    /// The same conditions over unbounded worlds: each predicate an uninterpreted Boolean
+    /// function of its fields (any set of atoms), each belief test a quantifier over them. Its
+    /// `unsat` is exact whatever the negations; its `sat` is not (see the module docs).
+    pub fn unbounded(ir: &'a Ir, agent: usize, parts: &[(&Cond, Reading)]) -> Universe<'a> {
+        let mut u = Universe::new(ir, agent, parts);
+        u.unbounded = true;
+        u.exact = true;
+        u
+    }
+
+    /// Whether the worlds are unbounded ([`Universe::unbounded`]): a `sat` is then no witness.
+    pub fn is_unbounded(&self) -> bool {
+        self.unbounded
     }
 
     /// Whether an encoding passed [`MAX_STEPS`]: its formulas are then meaningless and no
@@ -195,7 +405,8 @@ impl<'a> Universe<'a> {
             .unwrap_or_default()
     }
 
-    fn pred_name(&self, key: Key) -> String {
+    /// A predicate's name: `made`, or `B_Client_delivered` for what another agent was told.
+    pub fn pred_name(&self, key: Key) -> String {
         let holder = key.0.map_or(self.agent, |j| j as usize);
         let name = self
             .ir
@@ -224,10 +435,21 @@ impl<'a> Universe<'a> {
     /// A fresh world whose constants are named `prefix.…`.
     pub fn world(&self, prefix: &str) -> World {
         let mut slots = BTreeMap::new();
+        let mut preds = BTreeMap::new();
         let mut constraints = Vec::new();
+        for &i in &self.params {
+            constraints.push(in_type(&param(i), &self.param_type(i)));
+        }
         for (&key, &n) in &self.bounds {
             let pred = self.pred_name(key);
             let fields = self.fields(key);
+            if self.unbounded {
+                let sorts: Vec<Sort> = fields.iter().map(|_| Sort::int()).collect();
+                let domain: Vec<&Sort> = sorts.iter().collect();
+                let f = FuncDecl::new(format!("{prefix}.{pred}"), &domain, &Sort::bool());
+                preds.insert(key, Rc::new(f));
+                continue;
+            }
             let mut v = Vec::new();
             for k in 0..n {
                 let present = Bool::new_const(format!("{prefix}.{pred}.{k}"));
@@ -235,12 +457,7 @@ impl<'a> Universe<'a> {
                     .iter()
                     .map(|(f, t)| {
                         let x = Int::new_const(format!("{prefix}.{pred}.{k}.{f}"));
-                        constraints.push(match t {
-                            Type::Bool => {
-                                Bool::or(&[x.eq(Int::from_i64(0)), x.eq(Int::from_i64(1))])
-                            }
-                            _ => in_i64(&x),
-                        });
+                        constraints.push(in_type(&x, t));
                         x
                     })
                     .collect();
@@ -264,6 +481,57 @@ impl<'a> Universe<'a> {
             slots,
             attention,
             constraints,
+            preds,
+        }
+    }
+
+    /// The ranges of the parameters with no value the conditions read (every world's
+    /// constraints include them too).
+    pub fn param_constraints(&self) -> Vec<Bool> {
+        self.params
+            .iter()
+            .map(|&i| in_type(&param(i), &self.param_type(i)))
+            .collect()
+    }
+
+    fn param_type(&self, i: u32) -> Type {
+        self.ir
+            .agents
+            .get(self.agent)
+            .and_then(|a| a.params.get(i as usize))
+            .map_or(Type::Int, |(_, t)| t.clone())
+    }
+
+    /// The values a model gives the parameters with no value the conditions read, as
+    /// `name = value` (a string that is none of the literals is `"?k"`).
+    pub fn describe_params(&self, model: &z3::Model) -> Vec<String> {
+        self.params
+            .iter()
+            .map(|&i| {
+                let name = self
+                    .ir
+                    .agents
+                    .get(self.agent)
+                    .and_then(|a| a.params.get(i as usize))
+                    .map_or("?", |(n, _)| n.as_str());
+                let v = model
+                    .eval(&param(i), true)
+                    .and_then(|v| v.as_i64())
+                    .unwrap_or(0);
+                format!("{name} = {}", self.show_value(v, &self.param_type(i)))
+            })
+            .collect()
+    }
+
+    /// A field's or parameter's value as a person reads it.
+    fn show_value(&self, v: i64, t: &Type) -> String {
+        match t {
+            Type::Bool => (v != 0).to_string(),
+            Type::Str => match self.string_of(v) {
+                Some(s) => format!("{s:?}"),
+                None => format!("\"?{v}\""),
+            },
+            _ => v.to_string(),
         }
     }
 
@@ -284,14 +552,7 @@ impl<'a> Universe<'a> {
                     .zip(&types)
                     .map(|(x, (_, t))| {
                         let v = model.eval(x, true).and_then(|v| v.as_i64()).unwrap_or(0);
-                        match t {
-                            Type::Bool => (v != 0).to_string(),
-                            Type::Str => match self.string_of(v) {
-                                Some(s) => format!("{s:?}"),
-                                None => format!("\"?{v}\""),
-                            },
-                            _ => v.to_string(),
-                        }
+                        self.show_value(v, t)
                     })
                     .collect();
                 let text = self.ir.atom_text(
@@ -394,6 +655,9 @@ impl<'a> Universe<'a> {
         rest: &[&Cond],
         env: &[Option<Int>],
     ) -> Bool {
+        if self.unbounded {
+            return self.quantified(w, key, p, rest, env);
+        }
         let Some(slots) = w.slots.get(&key) else {
             return Bool::from_bool(false);
         };
@@ -409,22 +673,68 @@ impl<'a> Universe<'a> {
                     PatternArg::Any => {}
                     PatternArg::Literal(l) => parts.push(field.eq(self.literal(l))),
                     PatternArg::Param(i) => parts.push(field.eq(param(*i))),
-                    PatternArg::Var(i) => {
-                        let i = *i as usize;
-                        if e.len() <= i {
-                            e.resize(i + 1, None);
-                        }
-                        match &e[i] {
-                            Some(bound) => parts.push(field.eq(bound)),
-                            None => e[i] = Some(field.clone()),
-                        }
-                    }
+                    PatternArg::Var(i) => match var(&mut e, *i) {
+                        Some(bound) => parts.push(field.eq(&*bound)),
+                        slot => *slot = Some(field.clone()),
+                    },
                 }
             }
             parts.push(self.solve(w, rest, &mut e));
             branches.push(Bool::and(&parts));
         }
         Bool::or(&branches)
+    }
+
+    /// A pattern over an unbounded world: `∃ fresh. f(args) ∧ ranges ∧ rest`, the fresh
+    /// variables being its `_` fields and the variables it binds.
+    fn quantified(
+        &self,
+        w: &World,
+        key: Key,
+        p: &Pattern,
+        rest: &[&Cond],
+        env: &[Option<Int>],
+    ) -> Bool {
+        let Some(f) = w.preds.get(&key) else {
+            return Bool::from_bool(false);
+        };
+        let types = self.fields(key);
+        if types.len() != p.args.len() {
+            return Bool::from_bool(false);
+        }
+        let mut e = env.to_vec();
+        let mut bound: Vec<Int> = Vec::new();
+        let mut parts: Vec<Bool> = Vec::new();
+        let mut args: Vec<Int> = Vec::new();
+        for (arg, (_, t)) in p.args.iter().zip(&types) {
+            let mut fresh = || {
+                let n = self.fresh.get();
+                self.fresh.set(n + 1);
+                let x = Int::new_const(format!("{}.q{n}", w.name));
+                parts.push(in_type(&x, t));
+                bound.push(x.clone());
+                x
+            };
+            args.push(match arg {
+                PatternArg::Any => fresh(),
+                PatternArg::Literal(l) => self.literal(l),
+                PatternArg::Param(i) => param(*i),
+                PatternArg::Var(i) => var(&mut e, *i).get_or_insert_with(fresh).clone(),
+            });
+        }
+        let refs: Vec<&dyn Ast> = args.iter().map(|x| x as &dyn Ast).collect();
+        let Some(member) = f.apply(&refs).as_bool() else {
+            return Bool::from_bool(false);
+        };
+        parts.insert(0, member);
+        parts.push(self.solve(w, rest, &mut e));
+        let body = Bool::and(&parts);
+        if bound.is_empty() {
+            body
+        } else {
+            let vars: Vec<&dyn Ast> = bound.iter().map(|x| x as &dyn Ast).collect();
+            z3::ast::exists_const(&vars, &[], &body)
+        }
     }
 
     /// A term's value and the guards under which the kernel computes it (no overflow, no
@@ -483,6 +793,15 @@ fn arith(op: ArithOp, x: &Int, y: &Int, g: &mut Vec<Bool>) -> Int {
     };
     g.push(in_i64(&r));
     r
+}
+
+/// Variable `i` of an environment, which grows to hold it.
+fn var(e: &mut Vec<Option<Int>>, i: u32) -> &mut Option<Int> {
+    let i = i as usize;
+    if e.len() <= i {
+        e.resize(i + 1, None);
+    }
+    &mut e[i]
 }
 
 /// An agent parameter with no value: one unknown constant, the same in every world of a query

@@ -74,7 +74,7 @@ fn main() -> ExitCode {
                     ..Limits::default()
                 };
                 let clock = Instant::now();
-                let explored = fast::explore(net, agent, vec![start], limits);
+                let explored = fast::explore(net, agent, vec![start], limits, false);
                 let sec = clock.elapsed().as_secs_f64();
                 let g = &explored.graph;
                 let states = g.len().max(1) as f64;

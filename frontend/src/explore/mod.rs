@@ -296,6 +296,17 @@ enum SpaceStates {
 }
 
 impl Space {
+    /// Whether no command from outside is under way in the state with this id
+    /// ([`hilbert_kernel::semantics::settled`]).
+    pub fn settled(&self, id: StateId) -> bool {
+        match &self.states {
+            SpaceStates::Fast(e) => e.settled(id),
+            SpaceStates::Reference(states) => {
+                hilbert_kernel::semantics::settled(&states[id.0 as usize].term)
+            }
+        }
+    }
+
     /// The reference state with this id.
     pub fn state(&self, id: StateId) -> State {
         match &self.states {
@@ -327,9 +338,33 @@ pub fn explore_with(
     starts: impl IntoIterator<Item = State>,
     limits: Limits,
 ) -> Space {
+    explore_from(explorer, net, agent, starts, limits, false)
+}
+
+/// [`explore_with`] from the states commands from outside lead to (a stop, a resume, an
+/// abort of the scene's plan), not going on from a state where no command from outside is
+/// under way ([`hilbert_kernel::semantics::settled`]): such a state has no steps in the graph.
+pub fn explore_outside(
+    explorer: Explorer,
+    net: &Network,
+    agent: &Agent,
+    starts: impl IntoIterator<Item = State>,
+    limits: Limits,
+) -> Space {
+    explore_from(explorer, net, agent, starts, limits, true)
+}
+
+fn explore_from(
+    explorer: Explorer,
+    net: &Network,
+    agent: &Agent,
+    starts: impl IntoIterator<Item = State>,
+    limits: Limits,
+    halt: bool,
+) -> Space {
     match explorer {
         Explorer::Fast => {
-            let mut e = fast::explore(net, agent, starts, limits);
+            let mut e = fast::explore(net, agent, starts, limits, halt);
             let graph = std::mem::take(&mut e.graph);
             Space {
                 graph,
@@ -338,7 +373,7 @@ pub fn explore_with(
         }
         Explorer::Reference => {
             let sem = Semantics::new(net, agent);
-            let (graph, states) = reference::explore(&sem, starts, limits);
+            let (graph, states) = reference::explore(&sem, starts, limits, halt);
             Space {
                 graph,
                 states: SpaceStates::Reference(states),

@@ -12,6 +12,7 @@ pub fn explore(
     sem: &Semantics,
     starts: impl IntoIterator<Item = State>,
     limits: Limits,
+    halt: bool,
 ) -> (Graph, Vec<State>) {
     let mut graph = Graph::default();
     let mut states: Vec<State> = Vec::new();
@@ -58,7 +59,12 @@ pub fn explore(
     let mut next = 0;
     'search: while next < states.len() {
         let state = states[next].clone();
-        for step in sem.steps(&state) {
+        // A command from outside has settled here: the exploration stops.
+        let steps = match halt && hilbert_kernel::semantics::settled(&state.term) {
+            true => Vec::new(),
+            false => sem.steps(&state),
+        };
+        for step in steps {
             graph.overflow |= step.effects.overflow;
             let Some(to) = add(step.next, &mut graph, &mut states) else {
                 break 'search;

@@ -698,6 +698,19 @@ fn witnesses(out: &mut Out, body: &Body) {
                 states.atoms.len(),
                 ranks_text(ranks, states.states.len())
             ),
+            Witness::Stoppable {
+                stop,
+                stop_ranks,
+                after,
+                after_ranks,
+                ..
+            } => format!(
+                "stoppable      {ob}: its stop table has {} states, {}; its resume and abort table {} states, {}",
+                stop.states.len(),
+                ranks_text(stop_ranks, stop.states.len()),
+                after.states.len(),
+                ranks_text(after_ranks, after.states.len())
+            ),
             Witness::TellFeasible { .. } => format!("tell-feasible  {ob}"),
             Witness::Frame { .. } => format!("frame          {ob}"),
         };

@@ -6,13 +6,13 @@
 #![allow(dead_code)]
 
 use hilbert_certificates::cert::{self, Body, SourceDigest};
-use hilbert_certificates::ir::{Agent, CommitmentStrategy};
+use hilbert_certificates::ir::{Agent, Command, CommitmentStrategy, PlanId};
 use hilbert_frontend::explore::{Graph, Limits, StateId, reference};
 use hilbert_frontend::obligations::{self, Status};
 use hilbert_frontend::{check_project, project};
 use hilbert_kernel::check::{Kind, obligations as derive};
 use hilbert_kernel::eval::{attention, holds};
-use hilbert_kernel::semantics::{Atom, Semantics, State};
+use hilbert_kernel::semantics::{Atom, Semantics, State, settled, suspended};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -151,14 +151,17 @@ pub fn frame_holds(agent: &Agent, served: &[usize], beliefs: &[&BTreeSet<Atom>])
             .iter()
             .any(|(c, _)| holds(c, w.0, Some(w.1)))
     };
-    let desired = |d: usize, w: W| !ach(d, w) && !imp(d, w);
+    // Only a single-minded agent gives up what it believes impossible (`docs/frames.md` §1).
+    let releases = |d: usize, w: W| {
+        ach(d, w) || (agent.commit == CommitmentStrategy::SingleMinded && imp(d, w))
+    };
+    let desired = |d: usize, w: W| !releases(d, w);
     let intended = |d: usize, w: W| {
         agent
             .intends
             .iter()
             .any(|i| i.desire as usize == d && holds(&i.cond, w.0, Some(w.1)))
-            && !ach(d, w)
-            && (agent.commit == CommitmentStrategy::Blind || !imp(d, w))
+            && !releases(d, w)
     };
     let rd = |w: W, v: W| served.iter().all(|&d| !desired(d, w) || ach(d, v));
     let ri = |w: W, v: W| served.iter().all(|&d| !intended(d, w) || ach(d, v));
@@ -186,7 +189,7 @@ fn frame_judged(bytes: &[u8]) -> bool {
     let net = &body.ir.networks[n];
     let agent = &body.ir.agents[net.agent.0 as usize];
     let sem = Semantics::new(net, agent);
-    let (_, states) = reference::explore(&sem, vec![sem.initial()], Limits::default());
+    let (_, states) = reference::explore(&sem, vec![sem.initial()], Limits::default(), false);
     let served = derive(&body.ir, n)
         .unwrap_or_default()
         .into_iter()
@@ -233,6 +236,43 @@ fn inevitable(graph: &Graph, goal: &dyn Fn(usize) -> bool) -> Vec<bool> {
     }
 }
 
+/// Where a command from outside lands; the tells its handlers run in the landing itself go to
+/// `bad` when infeasible.
+fn land(sem: &Semantics, s: &State, command: Command, bad: &mut BTreeSet<(PlanId, u32)>) -> State {
+    let landed = sem.command_root(s, command);
+    bad.extend(
+        landed
+            .effects
+            .tells
+            .iter()
+            .filter(|t| !t.2)
+            .map(|t| (t.0, t.1)),
+    );
+    landed.next
+}
+
+/// Whether every path from `starts` reaches a settled state (no command from outside under way;
+/// the search does not go on from one), with the states searched; records the tells its steps
+/// ran infeasibly. `None` past the bound.
+fn settles(
+    sem: &Semantics,
+    starts: Vec<State>,
+    limits: Limits,
+    bad: &mut BTreeSet<(PlanId, u32)>,
+) -> Option<(bool, Vec<State>)> {
+    let (sub, sub_states) = reference::explore(sem, starts, limits, true);
+    if sub.truncated {
+        return None;
+    }
+    for s in 0..sub.len() as u32 {
+        for e in sub.succ(StateId(s)) {
+            bad.extend(e.tells.iter().filter(|t| !t.2).map(|t| (t.0, t.1)));
+        }
+    }
+    let win = inevitable(&sub, &|s| settled(&sub_states[s].term));
+    Some((sub.starts.iter().all(|s| win[s.0 as usize]), sub_states))
+}
+
 /// Whether every obligation the kernel derives for the certificate's network is true of its IR,
 /// decided by exhaustive search with the reference explorer (no witness is looked at). `None`
 /// when the body names no network of its IR or the search passes its bound.
@@ -246,11 +286,12 @@ pub fn claim_holds(body: &Body) -> Option<bool> {
         jobs: 1,
         ..Limits::default()
     };
-    let (graph, states) = reference::explore(&sem, vec![sem.initial()], limits);
+    let (graph, states) = reference::explore(&sem, vec![sem.initial()], limits, false);
     if graph.truncated {
         return None;
     }
     let mut all = true;
+    let mut handler_bad = BTreeSet::new();
     for (_, kind) in derive(&body.ir, n).ok()? {
         let holds_now = match kind {
             Kind::NoDeadlock => (0..graph.len()).all(|s| graph.progress(StateId(s as u32))),
@@ -266,29 +307,52 @@ pub fn claim_holds(body: &Body) -> Option<bool> {
                     && agent.attention_unset_param().is_some();
                 desire.params_used.is_empty() && !attention_unknown && inevitable(&graph, &goal)[0]
             }
-            Kind::Released(..) | Kind::Abortable => {
+            Kind::Released(..) | Kind::Abortable | Kind::Stoppable => {
+                // The atom arrives in every state (release), then the abort; or the stop.
+                let command = match &kind {
+                    Kind::Stoppable => Command::Stop,
+                    _ => Command::Abort,
+                };
                 let starts: Vec<State> = states
                     .iter()
-                    .filter(|s| match &kind {
-                        Kind::Released(_, atom) => s.beliefs.contains(atom),
-                        _ => true,
+                    .map(|s| {
+                        let mut s = s.clone();
+                        if let Kind::Released(_, atom) = &kind {
+                            s.beliefs.insert(atom.clone());
+                        }
+                        land(&sem, &s, command, &mut handler_bad)
                     })
-                    .map(|s| sem.abort_root(s).next)
                     .collect();
-                let (sub, sub_states) = reference::explore(&sem, starts, limits);
-                if sub.truncated {
+                let Some((ok, stopped)) = settles(&sem, starts, limits, &mut handler_bad) else {
                     return None;
-                }
-                let win = inevitable(&sub, &|s| sub_states[s].finished());
-                sub.starts.iter().all(|s| win[s.0 as usize])
+                };
+                // After a stop: a resume and an abort from every state it left suspended.
+                let after: Vec<State> = stopped
+                    .iter()
+                    .filter(|s| kind == Kind::Stoppable && suspended(&s.term))
+                    .flat_map(|s| [Command::Resume, Command::Abort].map(|c| (s.clone(), c)))
+                    .map(|(s, c)| land(&sem, &s, c, &mut handler_bad))
+                    .collect();
+                let Some((after_ok, _)) = settles(&sem, after, limits, &mut handler_bad) else {
+                    return None;
+                };
+                ok && after_ok
             }
             Kind::TellFeasible(plan, k) => (0..graph.len() as u32).all(|s| {
                 graph
                     .succ(StateId(s))
                     .all(|e| e.tells.iter().all(|&(p, m, ok)| ok || p != plan || m != k))
             }),
-            // Handler runs at run time are not explored: never proved.
-            Kind::TellInHandler(..) => false,
+            // In the scene and in the handler runs of the commands from outside (derived before
+            // the tells, so already explored).
+            Kind::TellInHandler(plan, k) => {
+                !handler_bad.contains(&(plan, k))
+                    && (0..graph.len() as u32).all(|s| {
+                        graph
+                            .succ(StateId(s))
+                            .all(|e| e.tells.iter().all(|&(p, m, ok)| ok || p != plan || m != k))
+                    })
+            }
             Kind::Frame(served) => {
                 let beliefs: Vec<&BTreeSet<Atom>> = states.iter().map(|s| &s.beliefs).collect();
                 frame_holds(agent, &served, &beliefs)

@@ -172,6 +172,8 @@ struct Global<'n> {
     labels: FxMap<LabelKey, u32>,
     visited: Visited,
     graph: Graph,
+    /// Whether a settled state (no command from outside under way) is left unexpanded.
+    halt: bool,
 }
 
 /// What one state's expansion found, per step.
@@ -218,6 +220,16 @@ pub struct Explored {
 }
 
 impl Explored {
+    /// [`hilbert_kernel::semantics::settled`] of the state with this id, read off its term.
+    pub fn settled(&self, id: StateId) -> bool {
+        let term = (self.visited.key(id.0) >> 32) as usize;
+        match &self.terms[term] {
+            T::Done => true,
+            T::Inst { body, .. } => !matches!(self.terms[*body as usize], T::Handling { .. }),
+            _ => false,
+        }
+    }
+
     /// The reference state with this id.
     pub fn state(&self, id: StateId) -> State {
         let key = self.visited.key(id.0);
@@ -452,6 +464,7 @@ pub fn explore(
     agent: &Agent,
     starts: impl IntoIterator<Item = State>,
     limits: Limits,
+    halt: bool,
 ) -> Explored {
     let _ = agent;
     let mut g = Global {
@@ -470,6 +483,7 @@ pub fn explore(
         labels: FxMap::default(),
         visited: Visited::default(),
         graph: Graph::default(),
+        halt,
     };
     let mut is_start = std::collections::HashSet::new();
     for s in starts {
@@ -617,6 +631,15 @@ fn atom_of(code: &Code, a: &AtomV) -> Atom {
 }
 
 impl Global<'_> {
+    /// [`hilbert_kernel::semantics::settled`] of a global term.
+    fn settled(&self, term: Tid) -> bool {
+        match self.arena.get(term) {
+            T::Done => true,
+            T::Inst { body, .. } => !matches!(self.arena.get(*body), T::Handling { .. }),
+            _ => false,
+        }
+    }
+
     /// Adds the state with this key unless it is known; `None` when the bound stops it.
     fn add(&mut self, key: u64, limits: Limits) -> Option<u32> {
         if let Some(id) = self.visited.find(key) {
@@ -761,6 +784,12 @@ impl Global<'_> {
             let key = self.visited.key(id);
             let term = (key >> 32) as Tid;
             let set = key as u32;
+            if self.halt && self.settled(term) {
+                // A command from outside has settled here: the exploration stops.
+                let at = found.len() as u32;
+                expansions.push(Expansion::Known(at, at));
+                continue;
+            }
             let span = self.steps_of.get(term as usize).copied().unwrap_or(NONE);
             if span != NONE {
                 let (start, len) = self.spans[span as usize];
