@@ -6,11 +6,11 @@ use crate::check::{Color, Input, load_project};
 use crate::{Format, junit, output, sarif};
 use hilbert_certificates::cert::{self, SourceDigest};
 use hilbert_certificates::ir::Ir;
-use hilbert_frontend::explore::Limits;
-use hilbert_frontend::obligations::{self, Counterexample, Proofs, Status, Theorem};
 use hilbert_frontend::render::{self, Summary};
 use hilbert_frontend::{Diagnostic, SourceMap};
 use hilbert_kernel::check::{Expected, Verdict, admit_build};
+use hilbert_prover::explore::Limits;
+use hilbert_prover::obligations::{self, Counterexample, Proofs, Status, Theorem};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -132,7 +132,7 @@ pub(crate) fn cap_jobs(requested: usize) -> usize {
 
 /// A `--max-memory` size: `2G`, `512M`, `1.5GiB`, or bytes.
 fn parse_memory(text: &str) -> Result<u64, String> {
-    hilbert_frontend::memory::parse_bytes(text)
+    hilbert_prover::memory::parse_bytes(text)
 }
 
 /// Writes `<Agent>.values.txt` under `dir` for every agent with a `.hb` block.
@@ -326,7 +326,7 @@ fn kernel(proofs: &Proofs, out: &str, ir: Option<&Ir>) -> Result<KernelWords, St
         let (report, kernel_seconds, kernel_peak_bytes) = match &c.reused {
             Some(r) => (r.report.clone(), r.seconds, r.peak_bytes),
             None => {
-                let phase = hilbert_frontend::memory::Phase::begin();
+                let phase = hilbert_prover::memory::Phase::begin();
                 let clock = Instant::now();
                 let written = write_atomically(&path, &c.bytes)?;
                 let report = hilbert_kernel::check::check(&written, Some(&expected));
@@ -468,7 +468,7 @@ pub fn run(args: &Args) -> u8 {
         jobs: cap_jobs(args.jobs),
         max_memory: args
             .max_memory
-            .unwrap_or_else(hilbert_frontend::memory::default_limit),
+            .unwrap_or_else(hilbert_prover::memory::default_limit),
     };
     let source_digests: Vec<SourceDigest> = inputs
         .iter()
@@ -482,7 +482,7 @@ pub fn run(args: &Args) -> u8 {
             &loaded.sources,
             &source_digests,
             limits,
-            hilbert_frontend::explore::Explorer::Fast,
+            hilbert_prover::explore::Explorer::Fast,
             &|name, key| {
                 if args.fresh {
                     None
@@ -1264,7 +1264,7 @@ fn json(
             kernel_seconds: Some(kernel_seconds),
             scene_seconds: proofs.explore_seconds,
             certify_seconds: proofs.certify_seconds,
-            peak_rss_bytes: hilbert_frontend::memory::overall_peak(),
+            peak_rss_bytes: hilbert_prover::memory::overall_peak(),
             max_memory_bytes: max_memory,
             networks: network_stats(proofs, frames),
         },
@@ -1320,7 +1320,7 @@ impl Progress {
                 .is_err()
             {
                 let states =
-                    hilbert_frontend::explore::PROGRESS.load(std::sync::atomic::Ordering::Relaxed);
+                    hilbert_prover::explore::PROGRESS.load(std::sync::atomic::Ordering::Relaxed);
                 let secs = started.elapsed().as_secs_f64();
                 let _ = write!(
                     std::io::stderr(),

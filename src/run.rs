@@ -129,13 +129,13 @@ fn not_admitted(ready: &Ready, agents: &[String], max_states: usize) -> Vec<Stri
         .iter()
         .map(|(path, hex)| crate::build::source_digest(path, hex))
         .collect();
-    let proofs = hilbert_frontend::obligations::prove(
+    let proofs = hilbert_prover::obligations::prove(
         &ready.ir,
         &ready.checked.program,
         &ready.loaded.sources,
         &digests,
-        hilbert_frontend::explore::Limits {
-            max_memory: hilbert_frontend::memory::default_limit(),
+        hilbert_prover::explore::Limits {
+            max_memory: hilbert_prover::memory::default_limit(),
             max_states,
             ..Default::default()
         },
@@ -143,7 +143,7 @@ fn not_admitted(ready: &Ready, agents: &[String], max_states: usize) -> Vec<Stri
     // Why a theorem was left unproved (a bound passed): said with the kernel's word.
     let unproved = |network: &str| -> Option<String> {
         proofs.theorems.iter().find_map(|t| match &t.status {
-            hilbert_frontend::obligations::Status::Unproved(why) if t.network == network => {
+            hilbert_prover::obligations::Status::Unproved(why) if t.network == network => {
                 Some(why.clone())
             }
             _ => None,

@@ -9,7 +9,7 @@
 //! final state — a deadlock, a finish without the goal — drawn across every line at the end.
 //! Everything is plain SVG 1.1 with its text escaped; no script, no external resource.
 
-use hilbert_frontend::obligations::{CexStep, Counterexample, Theorem};
+use hilbert_prover::obligations::{CexStep, Counterexample, Theorem};
 
 /// Text for XML: `&`, `<`, `>`, `"` and `'` escaped, and every control character that XML 1.0
 /// forbids (even escaped) shown as `U+XXXX`.
@@ -330,7 +330,7 @@ pub fn dot(t: &Theorem, cex: &Counterexample) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hilbert_frontend::obligations::Status;
+    use hilbert_prover::obligations::Status;
 
     fn theorem() -> (Theorem, Counterexample) {
         let cex = Counterexample {

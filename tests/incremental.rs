@@ -174,7 +174,8 @@ fn report(args: &[&str]) -> (Option<i32>, serde_json::Value, String) {
 /// compute it from the sources: it authenticates nothing.
 fn key_of(dir: &str, name: &str) -> String {
     use hilbert_certificates::cert;
-    use hilbert_frontend::{Provenance, obligations, project};
+    use hilbert_frontend::{Provenance, project};
+    use hilbert_prover::obligations;
     let loaded = project::load(&[dir.to_string()]).unwrap();
     let digests: Vec<cert::SourceDigest> = loaded
         .sources

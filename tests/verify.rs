@@ -460,7 +460,8 @@ fn a_certificate_giving_an_int_parameter_a_string_is_refused() {
     // and proves the network honestly under it. The values came from the certificate, so
     // `verify --sources` lowered the same IR and admitted it.
     use hilbert_certificates::ir::Literal;
-    use hilbert_frontend::{check_project, explore::Limits, obligations, project};
+    use hilbert_frontend::{check_project, project};
+    use hilbert_prover::{explore::Limits, obligations};
     let dir = TempDir::with_files(&[
         (
             "Gauge.ha",

@@ -22,9 +22,9 @@
 
 use crate::suite::Model;
 use hilbert_frontend::check_project;
-use hilbert_frontend::explore::{self, Limits, fast};
-use hilbert_frontend::obligations::{self, Status};
 use hilbert_kernel::check::Verdict;
+use hilbert_prover::explore::{self, Limits, fast};
+use hilbert_prover::obligations::{self, Status};
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
@@ -113,14 +113,14 @@ pub fn cores() -> usize {
 
 /// The process's peak resident set so far, in bytes (Linux: `VmHWM` of `/proc/self/status`).
 pub fn peak_rss() -> Option<u64> {
-    hilbert_frontend::memory::peak()
+    hilbert_prover::memory::peak()
 }
 
 /// Resets the process's peak resident set to its current one (Linux: `5` to
 /// `/proc/self/clear_refs`), so that the next [`peak_rss`] is the peak of what runs in between.
 /// Returns whether it could.
 pub fn reset_peak_rss() -> bool {
-    hilbert_frontend::memory::reset_peak()
+    hilbert_prover::memory::reset_peak()
 }
 
 /// Measures `model` at size `n` with `jobs` explorer threads (0: every core), stopping any

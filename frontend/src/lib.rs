@@ -9,17 +9,13 @@
 //! [`Diagnostic`] value with a code, a span and (where one exists) a fix.
 
 pub mod analysis;
-pub mod certify;
 pub mod check;
 pub mod diagnostic;
 pub mod explain;
-pub mod explore;
 pub mod frames;
 pub mod input;
 pub mod listing;
 pub mod lower;
-pub mod memory;
-pub mod obligations;
 pub mod project;
 pub mod render;
 pub mod source;

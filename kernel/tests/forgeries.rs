@@ -9,10 +9,10 @@ use common::{Built, build, root};
 use hilbert_certificates::cert::Witness;
 use hilbert_certificates::cert::{self, Body};
 use hilbert_certificates::ir::{BeliefId, Command, Cond, Pattern, PatternArg};
-use hilbert_frontend::certify::{canonical_order, ranks, state_table};
-use hilbert_frontend::explore::{Limits, reference};
 use hilbert_kernel::check::{Report, Verdict, admit_build, check, table_states, work_limit};
 use hilbert_kernel::semantics::{MACRO_STEP_FUEL, Semantics, State, Term, settled};
+use hilbert_prover::certify::{canonical_order, ranks, state_table};
+use hilbert_prover::explore::{Limits, reference};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 

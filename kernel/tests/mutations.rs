@@ -17,10 +17,10 @@ mod common;
 use common::{Built, certificates, claim_holds};
 use hilbert_certificates::cert::{self, Body, HEADER_LEN, MAGIC, TermNode, Witness};
 use hilbert_certificates::ir::{CompareOp, Cond, CondTerm, Literal, Node, Value};
-use hilbert_frontend::certify::state_table;
-use hilbert_frontend::explore::{Limits, StateId, reference};
 use hilbert_kernel::check::{Report, Verdict, check, table_states};
 use hilbert_kernel::semantics::{Semantics, State};
+use hilbert_prover::certify::state_table;
+use hilbert_prover::explore::{Limits, StateId, reference};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What a mutant must get.

@@ -3,10 +3,10 @@
 
 use crate::decide::{self, Kind, Verdict};
 use crate::model::{Model, ParamValue};
-use hilbert_frontend::explore::Limits;
-use hilbert_frontend::obligations::{self, Status};
 use hilbert_frontend::project::{Loaded, add_bytes};
 use hilbert_frontend::{Diagnostic, ParamSpec, ParsedFile, check, lower, syntax};
+use hilbert_prover::explore::Limits;
+use hilbert_prover::obligations::{self, Status};
 use std::collections::HashMap;
 
 /// A project as files: (path, text), and `--param` values.

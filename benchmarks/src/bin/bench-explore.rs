@@ -15,8 +15,8 @@
 //! are printed after it, for the whole picture.
 
 use hilbert_benchmarks::philosophers;
-use hilbert_frontend::explore::{self, Limits, fast};
 use hilbert_frontend::{check_project, project};
+use hilbert_prover::explore::{self, Limits, fast};
 use std::process::ExitCode;
 use std::time::Instant;
 

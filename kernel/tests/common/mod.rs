@@ -7,12 +7,12 @@
 
 use hilbert_certificates::cert::{self, Body, SourceDigest};
 use hilbert_certificates::ir::{Agent, Command, CommitmentStrategy, PlanId};
-use hilbert_frontend::explore::{Graph, Limits, StateId, reference};
-use hilbert_frontend::obligations::{self, Status};
 use hilbert_frontend::{check_project, project};
 use hilbert_kernel::check::{Kind, obligations as derive};
 use hilbert_kernel::eval::{attention, holds};
 use hilbert_kernel::semantics::{Atom, Semantics, State, settled, suspended};
+use hilbert_prover::explore::{Graph, Limits, StateId, reference};
+use hilbert_prover::obligations::{self, Status};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -329,11 +329,8 @@ pub fn claim_holds(body: &Body) -> Option<bool> {
                     })
                     .collect();
                 let until_finished = kind != Kind::Stoppable;
-                let Some((ok, stopped)) =
-                    settles(&sem, starts, limits, until_finished, &mut handler_bad)
-                else {
-                    return None;
-                };
+                let (ok, stopped) =
+                    settles(&sem, starts, limits, until_finished, &mut handler_bad)?;
                 // After a stop: a resume and an abort from every state it left suspended.
                 let after: Vec<State> = stopped
                     .iter()
@@ -341,10 +338,7 @@ pub fn claim_holds(body: &Body) -> Option<bool> {
                     .flat_map(|s| [Command::Resume, Command::Abort].map(|c| (s.clone(), c)))
                     .map(|(s, c)| land(&sem, &s, c, &mut handler_bad))
                     .collect();
-                let Some((after_ok, _)) = settles(&sem, after, limits, false, &mut handler_bad)
-                else {
-                    return None;
-                };
+                let (after_ok, _) = settles(&sem, after, limits, false, &mut handler_bad)?;
                 ok && after_ok
             }
             Kind::TellFeasible(plan, k) => (0..graph.len() as u32).all(|s| {

@@ -12,13 +12,13 @@
 //!   not believe `B(j) φ`.
 
 use crate::certify;
-use crate::check::{BindingTarget, Program};
-use crate::diagnostic::{Code, Diagnostic};
 use crate::explore::{self, Explorer, Graph, Limits, StateId, describe_event};
-use crate::source::{Dialect, SourceMap, Span};
-use crate::syntax::ast;
 use hilbert_certificates::cert::SourceDigest;
 use hilbert_certificates::ir::{self, Command, Cond, Ir, Network, Node};
+use hilbert_frontend::check::{BindingTarget, Program};
+use hilbert_frontend::diagnostic::{Code, Diagnostic};
+use hilbert_frontend::source::{Dialect, SourceMap, Span};
+use hilbert_frontend::syntax::ast;
 use hilbert_kernel::eval::{attention, holds};
 use hilbert_kernel::semantics::{Atom, Fault, Semantics, State, Term};
 use std::collections::{BTreeSet, VecDeque};
@@ -92,8 +92,8 @@ fn unset_parameters(ir: &Ir, program: &Program) -> Vec<Diagnostic> {
                     "pass `--param {}={}` to prove under that value (the same value `hilbert run` is then given)",
                     param.name,
                     match param.ty {
-                        crate::check::Ty::Int => "3",
-                        crate::check::Ty::Bool => "true",
+                        hilbert_frontend::check::Ty::Int => "3",
+                        hilbert_frontend::check::Ty::Bool => "true",
                         _ => "\"A\"",
                     }
                 )),
@@ -415,7 +415,7 @@ struct Spec {
 fn theorems_of(
     slice: &Ir,
     sources: &SourceMap,
-    agent: &crate::check::AgentInfo,
+    agent: &hilbert_frontend::check::AgentInfo,
     binding: &str,
     desires: &[usize],
     ir_agent: &ir::Agent,
@@ -493,7 +493,7 @@ fn theorems_of(
                 let args: Vec<String> = atom
                     .args
                     .iter()
-                    .map(|e| crate::listing::expr_in_plan(slice, net, pi, e))
+                    .map(|e| hilbert_frontend::listing::expr_in_plan(slice, net, pi, e))
                     .collect();
                 let pred = format!(
                     "{}({})",
@@ -556,8 +556,8 @@ pub fn prove_reusing(
 ) -> Proofs {
     let mut proofs = Proofs::default();
     proofs.diagnostics.extend(unset_parameters(ir, program));
-    let provenance = crate::Provenance::new(program, sources);
-    let digest_index = crate::Provenance::index(digests);
+    let provenance = hilbert_frontend::Provenance::new(program, sources);
+    let digest_index = hilbert_frontend::Provenance::index(digests);
     for (ai, agent) in program.agents.iter().enumerate() {
         let ir_agent = &ir.agents[ai];
         for (bi, binding) in agent.bindings.iter().enumerate() {
@@ -825,7 +825,7 @@ pub fn prove_reusing(
 fn release_warnings(
     net: &Network,
     sources: &SourceMap,
-    agent: &crate::check::AgentInfo,
+    agent: &hilbert_frontend::check::AgentInfo,
     ir_agent: &ir::Agent,
     binding: &str,
     desires: &[usize],
@@ -930,7 +930,7 @@ fn truncation(what: &str, graph: &Graph, limits: Limits) -> String {
     match graph.memory_stop {
         Some(rss) => format!(
             "{what} passed --max-memory {} (the process's resident set reached {:.1} MiB, over the {:.1} MiB an exploration may use) before it was complete",
-            crate::input::human_bytes(limits.max_memory),
+            hilbert_frontend::input::human_bytes(limits.max_memory),
             rss as f64 / (1 << 20) as f64,
             limits.explore_memory() as f64 / (1 << 20) as f64,
         ),

@@ -2,10 +2,9 @@
 //! does not; and the documented codes are exactly the declared ones.
 
 use hilbert_frontend::explain::{self, ExampleFile};
-use hilbert_frontend::explore::Limits;
-use hilbert_frontend::{
-    Code, Dialect, Severity, check_project_with, lower, obligations, project, syntax,
-};
+use hilbert_frontend::{Code, Dialect, Severity, check_project_with, lower, project, syntax};
+use hilbert_prover::explore::Limits;
+use hilbert_prover::obligations;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};

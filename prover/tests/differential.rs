@@ -6,9 +6,10 @@
 //! bound; and the obligations must get the same verdicts whichever explorer decides them.
 
 use hilbert_certificates::ir::{Ir, Network};
-use hilbert_frontend::explore::{self, Explorer, Graph, Limits, StateId, fast, reference};
-use hilbert_frontend::{check_project, obligations, project};
+use hilbert_frontend::{check_project, project};
 use hilbert_kernel::semantics::{Semantics, State};
+use hilbert_prover::explore::{self, Explorer, Graph, Limits, StateId, fast, reference};
+use hilbert_prover::obligations;
 use std::collections::{HashMap, VecDeque};
 use std::path::Path;
 
@@ -319,7 +320,7 @@ fn tables_from_the_arena_equal_tables_of_the_written_out_states() {
             for order in orders {
                 let states: Vec<State> = order.iter().map(|&i| f.state(StateId(i))).collect();
                 assert!(
-                    f.table(&order) == hilbert_frontend::certify::state_table(&states),
+                    f.table(&order) == hilbert_prover::certify::state_table(&states),
                     "{} network {k}: tables differ for an order of {} states",
                     p.name,
                     order.len()
