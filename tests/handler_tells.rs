@@ -9,9 +9,14 @@ use common::{TempDir, hilbert};
 
 /// Agent Talker tells Hearer `ready(1)` from its plan's `handler`; `body` is the plan's body.
 fn project(body: &str, handler: &str) -> TempDir {
+    project_with(body, handler, "")
+}
+
+/// [`project`] with more plans of Talker's (`extra`, each a line of `.hk`).
+fn project_with(body: &str, handler: &str, extra: &str) -> TempDir {
     let ha = "agent Talker : Agency\n{\n  belief ready(n: Int)\n  belief done(n: Int)\n  desire Done reachable by [Go]\n  commit single_minded\n  attention Working initially\n  intend Go for Done when ¬ B(self) done(1)\n  achieved Done when B(self) done(1) ∨ B(self) ready(2)\n  plan Go ↦ Talk.Go\n}\nagent Hearer : Agency\n{\n  belief ready(n: Int)\n  desire Idle reachable by [Wait]\n  commit single_minded\n  attention Waiting initially\n  intend Wait for Idle when ¬ B(self) ready(1)\n  achieved Idle when B(self) ready(1)\n  plan Wait ↦ Talk.Wait\n}\n";
     let hk = format!(
-        "plan Go() : Talker\n{{\n  body ≔ {body}\n  {handler}\n}}\nplan Wait() : Hearer ≔ believe ready(1)\n"
+        "plan Go() : Talker\n{{\n  body ≔ {body}\n  {handler}\n}}\nplan Wait() : Hearer ≔ believe ready(1)\n{extra}"
     );
     TempDir::with_files(&[("Talker.ha", ha.as_bytes()), ("Talk.hk", hk.as_bytes())])
 }
@@ -160,4 +165,50 @@ fn a_tell_in_the_body_is_still_decided() {
     let (code, report) = build(&dir);
     assert_eq!(tell_theorem(&report)["status"], "refuted", "{report}");
     assert_eq!(code, Some(1));
+}
+
+#[test]
+fn a_tell_in_a_plan_a_handler_calls_is_decided_over_the_handler_runs() {
+    // Found by the oracle: `on abort ≔ Report()` runs Report's tell at every abort from
+    // outside, where the agent does not believe what it tells; it was proved (and admitted)
+    // when only tells written inside a handler were decided over those runs.
+    let theorem = |report: &serde_json::Value, name: &str| -> serde_json::Value {
+        report["theorems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap_or_else(|| panic!("no {name}: {report}"))
+            .clone()
+    };
+    for (extra, name, status) in [
+        (
+            "plan Report() : Talker ≔ tell Hearer ready(1)\n",
+            "Report_tell_feasible_1",
+            "refuted",
+        ),
+        // Through a second call.
+        (
+            "plan Report() : Talker ≔ Send()\nplan Send() : Talker ≔ tell Hearer ready(1)\n",
+            "Send_tell_feasible_1",
+            "refuted",
+        ),
+        // Believed first: feasible in every run.
+        (
+            "plan Report() : Talker ≔ believe ready(1) ; tell Hearer ready(1)\n",
+            "Report_tell_feasible_1",
+            "proved",
+        ),
+    ] {
+        let dir = project_with("believe done(1)", "on abort ≔ Report()", extra);
+        let (_, report) = build(&dir);
+        let t = theorem(&report, name);
+        assert_eq!(t["status"], status, "{extra}: {t}");
+        let kernel = if status == "proved" {
+            "admitted"
+        } else {
+            "refused"
+        };
+        assert_eq!(t["kernel"], kernel, "{extra}: {t}");
+    }
 }

@@ -157,8 +157,9 @@ pub enum Kind {
     Stoppable,
     /// `Plan_tell_feasible_N`.
     TellFeasible(PlanId, u32),
-    /// `Plan_tell_feasible_N` of a tell inside a handler: decided over every handler run the
-    /// certificate explores (the scene's, and those of the commands from outside).
+    /// `Plan_tell_feasible_N` of a tell inside a handler, or in a plan a handler calls: decided
+    /// over every handler run the certificate explores (the scene's, and those of the commands
+    /// from outside).
     TellInHandler(PlanId, u32),
     /// `Agent.Binding_frame`: the frame conditions on the explored worlds, for the desires the
     /// binding serves (indices into the agent's desires). An obligation, not a theorem.
@@ -277,6 +278,25 @@ pub fn obligations(ir: &Ir, n: usize) -> Result<Vec<(String, Kind)>, String> {
     {
         out.push((format!("{}_stoppable", root.name), Kind::Stoppable));
     }
+    // The plans a handler run may execute the body of: those a handler calls, and those they
+    // call in turn (a plan's handlers are handlers already). Each body is walked once.
+    let handlers_all = net
+        .plans
+        .iter()
+        .flat_map(|p| [p.on_stop, p.on_resume, p.on_abort]);
+    let mut work: Vec<usize> = nodes_of(net, handlers_all).into_iter().collect();
+    walk(work.len())?;
+    let mut called = BTreeSet::new();
+    while let Some(n) = work.pop() {
+        if let Some(Node::Call { plan, .. }) = net.nodes.get(n)
+            && called.insert(plan.0 as usize)
+            && let Some(c) = net.plans.get(plan.0 as usize)
+        {
+            let body = nodes_of(net, [Some(c.body)]);
+            walk(body.len())?;
+            work.extend(body);
+        }
+    }
     for (pi, code) in net.plans.iter().enumerate() {
         let handlers = [code.on_stop, code.on_resume, code.on_abort];
         let tell = |i: usize| match net.nodes.get(i) {
@@ -291,7 +311,7 @@ pub fn obligations(ir: &Ir, n: usize) -> Result<Vec<(String, Kind)>, String> {
         tells.sort_unstable();
         tells.dedup();
         for k in tells {
-            let kind = match handled.contains(&k) {
+            let kind = match handled.contains(&k) || called.contains(&pi) {
                 true => Kind::TellInHandler,
                 false => Kind::TellFeasible,
             };
@@ -1480,7 +1500,7 @@ fn check_witness(
                     None,
                     "tell.handler",
                     format!(
-                        "tell {k} is in a handler, and the handler runs of `{other}` were not checked: its feasibility is unproved"
+                        "tell {k} runs in a handler (or a plan a handler calls), and the handler runs of `{other}` were not checked: its feasibility is unproved"
                     ),
                 );
             }

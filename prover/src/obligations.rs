@@ -398,7 +398,7 @@ enum About {
     /// an abort of where the stop left it.
     Stoppable,
     /// A tell of a plan, its number, and the handler it is inside, if it is.
-    Tell(ir::PlanId, u32, Option<&'static str>),
+    Tell(ir::PlanId, u32, Option<String>),
 }
 
 /// A theorem's name, statement and what it is about: what the sources say, before any search.
@@ -483,6 +483,7 @@ fn theorems_of(
         });
     }
     // Tell feasibility, for every tell of every plan of the network.
+    let called = called_from_handlers(net);
     for (pi, code) in net.plans.iter().enumerate() {
         let mut tells: Vec<(u32, String, String)> = Vec::new();
         for node in plan_nodes(net, code) {
@@ -508,7 +509,13 @@ fn theorems_of(
         tells.dedup_by(|a, b| a.0 == b.0);
         let handled = handler_tells(net, code);
         for (n, j, pred) in tells {
-            let handler = handled.iter().find(|(k, _)| *k == n).map(|&(_, h)| h);
+            let handler = match handled.iter().find(|(k, _)| *k == n) {
+                Some((_, h)) => Some(format!("in the `{h}` handler of `{}`", code.name)),
+                None if called.contains(&pi) => {
+                    Some(format!("in `{}`, which a handler calls", code.name))
+                }
+                None => None,
+            };
             out.push(Spec {
                 name: format!("{}_tell_feasible_{n}", code.name),
                 statement: format!(
@@ -757,9 +764,9 @@ pub fn prove_reusing(
                             ),
                         }
                     }
-                    (None, About::Tell(plan, n, Some(h))) => {
+                    (None, About::Tell(plan, n, Some(where_))) => {
                         let scene = (&sem, &explored, order());
-                        handler_tell(ir, net, scene, &outside, *plan, *n, h, limits)
+                        handler_tell(ir, net, scene, &outside, *plan, *n, where_, limits)
                     }
                     (None, About::Tell(plan, n, None)) => tell_feasible(ir, net, graph, *plan, *n),
                 };
@@ -1541,7 +1548,7 @@ fn handler_tell(
     outside: &[(usize, Commanded)],
     plan: ir::PlanId,
     n: u32,
-    handler: &str,
+    where_: &str,
     limits: Limits,
 ) -> Status {
     if let Some(space) = outside
@@ -1550,8 +1557,7 @@ fn handler_tell(
         .find(|s| s.graph.truncated)
     {
         return Status::Unproved(format!(
-            "the tell is in the `{handler}` handler of `{}`, and the handler runs after the commands from outside were not all explored: {}",
-            net.plan(plan).name,
+            "the tell is {where_}, and the handler runs after the commands from outside were not all explored: {}",
             truncation("that exploration", &space.graph, limits)
         ));
     }
@@ -1597,7 +1603,7 @@ fn plan_nodes(net: &Network, code: &ir::PlanCode) -> Vec<ir::NodeId> {
 }
 
 /// The tells inside a plan's handlers (`on stop`, `on resume`, `on abort`), by number, with
-/// the handler's name: their theorems are unproved, as the kernel's are (`tell.handler`).
+/// the handler's name: decided over the handler runs too (`handler_tell`).
 fn handler_tells(net: &Network, code: &ir::PlanCode) -> Vec<(u32, &'static str)> {
     let mut out = Vec::new();
     for (h, root) in [
@@ -1612,6 +1618,27 @@ fn handler_tells(net: &Network, code: &ir::PlanCode) -> Vec<(u32, &'static str)>
         }
     }
     out
+}
+
+/// The plans whose bodies a handler run may execute: those a handler of the network calls, and
+/// those they call in turn (docs/semantics.md, `Plan_tell_feasible_N`).
+fn called_from_handlers(net: &Network) -> BTreeSet<usize> {
+    let handlers = net
+        .plans
+        .iter()
+        .flat_map(|p| [p.on_stop, p.on_resume, p.on_abort])
+        .flatten()
+        .collect();
+    let mut work = nodes_from(net, handlers);
+    let mut called = BTreeSet::new();
+    while let Some(n) = work.pop() {
+        if let Node::Call { plan, .. } = &net.nodes[n.0 as usize]
+            && called.insert(plan.0 as usize)
+        {
+            work.extend(nodes_from(net, vec![net.plan(*plan).body]));
+        }
+    }
+    called
 }
 
 /// Every node reachable from `roots` through the structure of the code.
