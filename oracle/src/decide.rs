@@ -45,8 +45,36 @@ pub enum Kind {
     Abortable,
     /// `Plan_stoppable`.
     Stoppable,
-    /// `Plan_tell_feasible_N`.
+    /// `Plan_tell_feasible_N` of a tell in the body.
     Tell,
+    /// `Plan_tell_feasible_N` of a tell inside a handler (`on stop`, `on resume`, `on abort`).
+    HandlerTell,
+}
+
+impl Kind {
+    /// Every kind, in the order the reports list them.
+    pub const ALL: [Kind; 7] = [
+        Kind::NoDeadlock,
+        Kind::Live,
+        Kind::Released,
+        Kind::Abortable,
+        Kind::Stoppable,
+        Kind::Tell,
+        Kind::HandlerTell,
+    ];
+
+    /// How a campaign's report counts the theorems of this kind it compared.
+    pub fn label(self) -> &'static str {
+        match self {
+            Kind::NoDeadlock => "compared:no deadlock",
+            Kind::Live => "compared:live",
+            Kind::Released => "compared:released",
+            Kind::Abortable => "compared:abortable",
+            Kind::Stoppable => "compared:stoppable",
+            Kind::Tell => "compared:tell in a body",
+            Kind::HandlerTell => "compared:tell in a handler",
+        }
+    }
 }
 
 /// One theorem.
@@ -658,7 +686,10 @@ pub fn decide(m: &Model, a: usize, b: usize, max_states: usize) -> Network {
             };
             out.theorems.push(Theorem {
                 name: format!("{}_tell_feasible_{n}", m.plans[p as usize].name),
-                kind: Kind::Tell,
+                kind: match n > m.plans[p as usize].body_tells {
+                    true => Kind::HandlerTell,
+                    false => Kind::Tell,
+                },
                 verdict,
             });
         }

@@ -74,6 +74,8 @@ pub enum Outcome {
         /// rest since semantics 4 made a diverging step's end state independent of the node
         /// count, docs/semantics.md "Divergence"; counted to show the campaign reaches them).
         diverging: usize,
+        /// The kind of each theorem compared.
+        kinds: Vec<Kind>,
     },
 }
 
@@ -195,6 +197,7 @@ pub fn run(src: &Sources, max_states: usize) -> Outcome {
                 compared: 0,
                 undecided: 0,
                 diverging: 0,
+                kinds: Vec::new(),
             }
         }
     }
@@ -287,6 +290,7 @@ pub fn compare(build: &[BuildTheorem], oracle: &[decide::Network]) -> Outcome {
     let mut compared = 0;
     let mut undecided = 0;
     let mut diverging = 0;
+    let mut kinds = Vec::new();
     for net in oracle {
         let mine: Vec<&BuildTheorem> = build.iter().filter(|t| t.network == net.name).collect();
         let mut used = vec![false; mine.len()];
@@ -311,6 +315,7 @@ pub fn compare(build: &[BuildTheorem], oracle: &[decide::Network]) -> Outcome {
                 continue;
             }
             compared += 1;
+            kinds.push(t.kind);
             if net.diverges {
                 diverging += 1;
             }
@@ -371,5 +376,6 @@ pub fn compare(build: &[BuildTheorem], oracle: &[decide::Network]) -> Outcome {
         compared,
         undecided,
         diverging,
+        kinds,
     }
 }

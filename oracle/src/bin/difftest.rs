@@ -44,6 +44,7 @@ fn main() {
                 compared,
                 undecided,
                 diverging,
+                ..
             } => {
                 println!(
                     "{dir}: {compared} theorems compared ({diverging} in scenes where a step diverges), {undecided} undecided, {} disagreements",
