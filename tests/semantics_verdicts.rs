@@ -375,6 +375,38 @@ plan Main() : A
     assert!(!v.contains_key("Main_abortable"), "{v:?}");
 }
 
+#[test]
+fn an_abort_that_lands_while_the_plan_restarts_itself_does_nothing_and_is_refuted() {
+    // Found by the oracle (`oracle/tests/regressions/issue30-abort-during-a-restart`): an abort
+    // from outside that lands while the root runs its `on abort` handlers for its own
+    // `restart self` does nothing; the body starts again, no command is under way, and the
+    // plan can restart forever. It was proved (and admitted) when the exploration stopped
+    // there as if the abort had settled; an abort from outside ends only where the scene has
+    // finished.
+    let plans = "plan Main() : A
+{
+  body ≔ restart self □ believe done(1)
+  on abort ≔ SKIP □ SKIP
+}
+";
+    let v = verdicts("B(self) done(1)", plans);
+    assert_eq!(status(&v, "Main_abortable"), "refuted");
+    // The release of a single-minded agent is the same exploration, the atom added.
+    let agent = agent("B(self) done(1)").replacen(
+        "  achieved D when",
+        "  impossible D when B(self) alarm(1) because \"the alarm\"\n  achieved D when",
+        1,
+    );
+    let v = build(&[("A.ha", &agent), ("P.hk", plans), ("W.hk", WAITER)]);
+    assert_eq!(status(&v, "Main_released_D"), "refuted");
+    assert_eq!(status(&v, "Main_abortable"), "refuted");
+    // Without the restart, every abort finishes.
+    let plans = plans.replace("restart self □ ", "");
+    let v = build(&[("A.ha", &agent), ("P.hk", &plans), ("W.hk", WAITER)]);
+    assert_eq!(status(&v, "Main_released_D"), "proved");
+    assert_eq!(status(&v, "Main_abortable"), "proved");
+}
+
 // ---------------------------------------------------------------- item 8: SKIP means finish
 
 #[test]

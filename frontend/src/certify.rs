@@ -271,14 +271,15 @@ fn collect_features(t: &Term, out: &mut BTreeSet<Feature>) {
 /// The witness of a theorem about commands from outside, from its explorations (none: a table
 /// the kernel refuses before it; two: `_stoppable`'s stop and what follows it), each table in
 /// the kernel's order with its ranks towards settling.
-fn outside_witness(name: String, stoppable: bool, spaces: &[Space]) -> Witness {
+fn outside_witness(name: String, about: &Outside, spaces: &[Space]) -> Witness {
+    let stoppable = matches!(about, Outside::Stoppable);
     let table = |k: usize| -> (StateTable, Vec<u64>) {
         let Some(sub) = spaces.get(k) else {
             return (StateTable::default(), Vec::new());
         };
-        let settled = |s: StateId| sub.settled(s);
+        let ends = |s: StateId| about.ends(sub, s);
         let order = canonical_order(&sub.graph);
-        let ranks = ranks(&sub.graph, &settled);
+        let ranks = ranks(&sub.graph, &ends);
         let table = sub.table(&order);
         (table, order.iter().map(|&i| ranks[i as usize]).collect())
     };
@@ -311,7 +312,7 @@ pub fn certificate(
     sem: &Semantics,
     space: &Space,
     outside: &[(usize, crate::obligations::Commanded)],
-    explore_outside: &dyn Fn(&mut dyn Iterator<Item = State>) -> Space,
+    explore_outside: &dyn Fn(&mut dyn Iterator<Item = State>, bool) -> Space,
     queries: &mut Vec<hilbert_smt::Query>,
 ) -> Vec<u8> {
     let graph = &space.graph;
@@ -346,22 +347,22 @@ pub fn certificate(
             }
             // A table cut short by a bound is not closed, which the kernel refuses before any
             // witness: exploring the commands from every state of it would be work for nothing.
-            Kind::Released(..) | Kind::Abortable | Kind::Stoppable if graph.truncated => {
-                outside_witness(name, kind == Kind::Stoppable, &[])
-            }
             Kind::Released(..) | Kind::Abortable | Kind::Stoppable => {
-                // The proof's explorations, or (a proof that did not explore them) made here.
                 let about = match &kind {
                     Kind::Released(_, atom) => Outside::Released(atom.clone()),
                     Kind::Abortable => Outside::Abortable,
                     _ => Outside::Stoppable,
                 };
-                let stoppable = kind == Kind::Stoppable;
+                // The proof's explorations, or (a proof that did not explore them) made here.
+                // A table cut short by a bound is not closed, which the kernel refuses before
+                // any witness: exploring the commands from every state of it would be work for
+                // nothing.
                 match outside.iter().find(|(k, _)| *k == index) {
-                    Some((_, c)) => outside_witness(name, stoppable, &c.spaces),
+                    _ if graph.truncated => outside_witness(name, &about, &[]),
+                    Some((_, c)) => outside_witness(name, &about, &c.spaces),
                     None => {
                         let c = explore_commands(&about, sem, space, &order, explore_outside);
-                        outside_witness(name, stoppable, &c.spaces)
+                        outside_witness(name, &about, &c.spaces)
                     }
                 }
             }

@@ -693,8 +693,8 @@ pub fn prove_reusing(
             let mut outside: Vec<(usize, Commanded)> = Vec::new();
             let order = std::cell::OnceCell::new();
             let order = || -> &[u32] { order.get_or_init(|| certify::canonical_order(graph)) };
-            let explore_outside = |starts: &mut dyn Iterator<Item = State>| {
-                explore::explore_outside(explorer, net, ir_agent, starts, limits)
+            let explore_outside = |starts: &mut dyn Iterator<Item = State>, halt: bool| {
+                explore::explore_outside(explorer, net, ir_agent, starts, limits, halt)
             };
             for (index, spec) in specs.into_iter().enumerate() {
                 let commands = match &spec.about {
@@ -1269,6 +1269,21 @@ pub(crate) enum Outside {
 }
 
 impl Outside {
+    /// Whether its explorations end only where the scene has finished: an abort from any
+    /// state (one that lands while the root restarts itself does nothing, and the restarted
+    /// body is settled without it), rather than where no command from outside is under way.
+    pub(crate) fn until_finished(&self) -> bool {
+        !matches!(self, Outside::Stoppable)
+    }
+
+    /// Whether state `id` of one of its explorations is where that exploration ends.
+    pub(crate) fn ends(&self, space: &explore::Space, id: StateId) -> bool {
+        match self.until_finished() {
+            true => space.graph.finished(id),
+            false => space.settled(id),
+        }
+    }
+
     /// What the first exploration starts from.
     fn first<'a>(&'a self, order: &'a [u32]) -> Origins<'a> {
         let (atom, commands): (_, &'static [Command]) = match self {
@@ -1306,14 +1321,18 @@ pub(crate) fn explore_commands(
     sem: &Semantics,
     main: &explore::Space,
     order: &[u32],
-    explore: &dyn Fn(&mut dyn Iterator<Item = State>) -> explore::Space,
+    explore: &dyn Fn(&mut dyn Iterator<Item = State>, bool) -> explore::Space,
 ) -> Commanded {
     let bad = std::cell::RefCell::new(Landings::new());
-    let first = explore(&mut about.first(order).starts(sem, main, 0, &bad));
+    let halt = !about.until_finished();
+    let first = explore(&mut about.first(order).starts(sem, main, 0, &bad), halt);
     let mut spaces = vec![first];
     if matches!(about, Outside::Stoppable) && !spaces[0].graph.truncated {
         let stop_order = certify::canonical_order(&spaces[0].graph);
-        let second = explore(&mut Outside::second(&stop_order).starts(sem, &spaces[0], 1, &bad));
+        let second = explore(
+            &mut Outside::second(&stop_order).starts(sem, &spaces[0], 1, &bad),
+            true,
+        );
         spaces.push(second);
     }
     Commanded {
@@ -1383,8 +1402,12 @@ fn landing_cex(
         _ => None,
     };
     let landed = sem.command_root(&s, command);
-    cex.steps
-        .push(command_step(ir, net, plan, command, &landed, atom));
+    let mut step = command_step(ir, net, plan, command, &landed, atom);
+    if landed.next.term == s.term {
+        // Commands on an instance whose handlers run for an abort or a restart do nothing.
+        step.event += " (it does nothing: the plan's handlers are already running)";
+    }
+    cex.steps.push(step);
     cex
 }
 
@@ -1410,7 +1433,7 @@ fn decide_commands(
         if sub.graph.truncated {
             return Status::Unproved(truncation(what, &sub.graph, limits));
         }
-        let Err(v) = inevitable(&sub.graph, &|t| sub.settled(t)) else {
+        let Err(v) = inevitable(&sub.graph, &|t| about.ends(sub, t)) else {
             continue;
         };
         // The landing the violation is reached from (shortest paths run from the starts).
@@ -1436,7 +1459,7 @@ fn decide_commands(
         let goal = match command {
             Command::Stop => "the stop completing (its handlers finished, the plan suspended)",
             Command::Resume => "the resume completing (its handlers finished, the plan going on)",
-            _ => "the handlers finishing",
+            _ => "the scene finishing (the abort's handlers run to their end)",
         };
         let tail = violation_cex(ir, net, &sub.graph, v, goal);
         if let Some(k) = tail.cycle_from {

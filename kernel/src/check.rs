@@ -1414,6 +1414,7 @@ fn check_witness(
                 pick: &|_| true,
                 prepare: &arrive,
                 commands: &[Command::Abort],
+                until_finished: true,
             };
             let out = outside(sem, &from, states, ranks, oblig, RELEASE, budget);
             runs.record(oblig, &out);
@@ -1425,6 +1426,7 @@ fn check_witness(
                 pick: &|_| true,
                 prepare: &|_| {},
                 commands: &[Command::Abort],
+                until_finished: true,
             };
             let out = outside(sem, &from, states, ranks, oblig, RELEASE, budget);
             runs.record(oblig, &out);
@@ -1445,6 +1447,7 @@ fn check_witness(
                 pick: &|_| true,
                 prepare: &|_| {},
                 commands: &[Command::Stop],
+                until_finished: false,
             };
             let out = outside(sem, &from, stop, stop_ranks, oblig, STOP, budget);
             runs.record(oblig, &out);
@@ -1459,6 +1462,9 @@ fn check_witness(
                 pick: &|j| root_of(s, j).1,
                 prepare: &|_| {},
                 commands: &[Command::Resume, Command::Abort],
+                // An abort from a suspended root runs under `Handling` with nothing after it
+                // until the scene finishes (no command changes it): settled is finished there.
+                until_finished: false,
             };
             let out = outside(sem, &from, after, after_ranks, oblig, RESUME, budget);
             runs.record(oblig, &out);
@@ -1612,6 +1618,9 @@ struct Origins<'a> {
     pick: &'a dyn Fn(usize) -> bool,
     prepare: &'a dyn Fn(&mut State),
     commands: &'a [Command],
+    /// Where the explorations end: at finished states only (an abort from any state), or at
+    /// settled ones.
+    until_finished: bool,
 }
 
 /// The refusal rules of one kind of exploration from outside: where a start is missing, where
@@ -1636,18 +1645,18 @@ const RESUME: Rules = [
     "resumable",
 ];
 
-/// [`crate::semantics::settled`] and [`crate::semantics::suspended`] of state `i` of a table,
-/// read off its root's term nodes without writing the state out.
-fn root_of(t: &Table, i: usize) -> (bool, bool) {
+/// [`crate::semantics::settled`], [`crate::semantics::suspended`] and finished of state `i` of
+/// a table, read off its root's term nodes without writing the state out.
+fn root_of(t: &Table, i: usize) -> (bool, bool, bool) {
     let node = |k: u32| t.raw.terms.get(k as usize);
     match t.raw.states.get(i).and_then(|s| node(s.0)) {
-        Some(TermNode::Done) => (true, false),
+        Some(TermNode::Done) => (true, false, true),
         Some(TermNode::Inst { body, .. }) => match node(*body) {
-            Some(TermNode::Handling { .. }) => (false, false),
-            Some(TermNode::Suspended(_)) => (true, true),
-            _ => (true, false),
+            Some(TermNode::Handling { .. }) => (false, false, false),
+            Some(TermNode::Suspended(_)) => (true, true, false),
+            _ => (true, false, false),
         },
-        _ => (false, false),
+        _ => (false, false, false),
     }
 }
 
@@ -1655,9 +1664,10 @@ fn root_of(t: &Table, i: usize) -> (bool, bool) {
 /// `from` gives is in the witness's table, which is exactly the states reachable from there
 /// (in breadth-first order from them, in the order the commands land) without going on from
 /// a settled state, and ranked towards settling: every path from a command reaches a state
-/// where no command from outside is under way. An abort's handlers run under `Handling` with
-/// nothing after them, which no command changes, so an abort settles only where the scene has
-/// finished. The table, closed, comes back for the tells the handler runs ran.
+/// where no command from outside is under way. An abort from any state ends only where the
+/// scene has finished: one that lands while the root is restarting itself does nothing, and
+/// the restarted body is settled without the abort ever happening (`until_finished`). The
+/// table, closed, comes back for the tells the handler runs ran.
 fn outside<'t>(
     sem: &Semantics,
     from: &Origins,
@@ -1698,7 +1708,12 @@ fn outside<'t>(
             }
         }
     }
-    let settled: Vec<bool> = (0..sub.len()).map(|i| root_of(&sub, i).0).collect();
+    let settled: Vec<bool> = (0..sub.len())
+        .map(|i| match from.until_finished {
+            true => root_of(&sub, i).2,
+            false => root_of(&sub, i).0,
+        })
+        .collect();
     let sub = match close(sem, sub, &starts, &|i| settled[i], budget) {
         Ok(s) => s,
         Err((rule, i, why)) => {

@@ -6,11 +6,13 @@
 mod common;
 
 use common::{Built, build, root};
+use hilbert_certificates::cert::Witness;
 use hilbert_certificates::cert::{self, Body};
-use hilbert_certificates::ir::{BeliefId, Cond, Pattern, PatternArg};
-use hilbert_frontend::certify::state_table;
+use hilbert_certificates::ir::{BeliefId, Command, Cond, Pattern, PatternArg};
+use hilbert_frontend::certify::{canonical_order, ranks, state_table};
+use hilbert_frontend::explore::{Limits, reference};
 use hilbert_kernel::check::{Report, Verdict, admit_build, check, table_states, work_limit};
-use hilbert_kernel::semantics::{MACRO_STEP_FUEL, Semantics, State, Term};
+use hilbert_kernel::semantics::{MACRO_STEP_FUEL, Semantics, State, Term, settled};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
@@ -576,4 +578,66 @@ fn a_chain_regrouped_to_dodge_its_overflow_is_refused() {
         why.contains("not the IR the given sources lower to"),
         "{why}"
     );
+}
+
+#[test]
+fn an_abort_table_that_stops_where_a_restart_went_on_is_refused() {
+    // The abort from outside lands while `Main` runs its `on abort` handlers for its own
+    // `restart self`, and does nothing: the body starts again, and no abort is under way. A
+    // producer that stops the exploration there (as if the abort had settled) has a closed,
+    // ranked table for a false `Main_abortable`: the kernel must see that the abort's
+    // exploration ends only where the scene has finished.
+    let dir = std::env::temp_dir().join(format!("hilbert-forgery-restart-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("A.ha"),
+        "agent A : Agency\n{\n  commit open_minded\n  plan Main ↦ P.Main\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("P.hk"),
+        "plan Main() : A\n{\n  body ≔ restart self □ SKIP\n  on abort ≔ SKIP □ SKIP\n}\n",
+    )
+    .unwrap();
+    let built = build(&dir);
+    std::fs::remove_dir_all(&dir).ok();
+    let b = &built[0];
+    assert!(
+        b.theorems.contains(&("Main_abortable".to_string(), false)),
+        "{:?}",
+        b.theorems
+    );
+    let mut body = cert::decode(&b.bytes).expect("it decodes");
+    let net = &body.ir.networks[body.network as usize];
+    let agent = &body.ir.agents[net.agent.0 as usize];
+    let sem = Semantics::new(net, agent);
+    let limits = Limits::default();
+    let scene = table_states(&body.states).expect("the scene decodes");
+    let landed: Vec<State> = scene
+        .iter()
+        .map(|s| sem.command_root(s, Command::Abort).next)
+        .collect();
+    // Explored as a stop's would be: not going on from a settled state.
+    let (graph, states) = reference::explore(&sem, landed, limits, true);
+    let order = canonical_order(&graph);
+    let ranks = ranks(&graph, &|s| settled(&states[s.0 as usize].term));
+    let forged: Vec<State> = order.iter().map(|&i| states[i as usize].clone()).collect();
+    let w = body
+        .witnesses
+        .iter()
+        .position(|w| w.obligation() == "Main_abortable")
+        .expect("the abortable witness");
+    body.witnesses[w] = Witness::Release {
+        obligation: "Main_abortable".into(),
+        states: state_table(&forged),
+        ranks: order.iter().map(|&i| ranks[i as usize]).collect(),
+    };
+    let report = check(&forge(body), None);
+    assert!(report.admitted.is_none(), "{report:?}");
+    let verdict = report
+        .obligations
+        .iter()
+        .find(|(n, _)| n == "Main_abortable")
+        .map(|(_, v)| v);
+    assert!(matches!(verdict, Some(Verdict::Refused(_))), "{verdict:?}");
 }

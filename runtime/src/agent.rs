@@ -429,7 +429,13 @@ impl<'a> AgentRun<'a> {
         let before = self.journal.len();
         self.percepts();
         self.shift_attention();
-        let running = self.intentions.iter().any(|i| i.status == Status::Running);
+        // A plan runs while it takes steps: its body, or its handlers for a command under way.
+        let running = self.intentions.iter().any(|i| {
+            matches!(
+                i.status,
+                Status::Running | Status::Stopping | Status::Resuming | Status::Aborting
+            )
+        });
         let first = self.cycle == 0;
         let changed = std::mem::take(&mut self.changed);
         let mut deliberated = false;

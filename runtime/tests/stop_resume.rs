@@ -81,15 +81,18 @@ plan Fill() : Courier
 
 /// Runs the courier (cautious) with the scenario written as JSON.
 fn run(ir: &hilbert_certificates::ir::Ir, scenario: &str) -> Vec<Entry> {
+    run_with(ir, scenario, Reconsideration::Cautious)
+}
+
+/// Runs the courier under `policy` with the scenario written as JSON.
+fn run_with(
+    ir: &hilbert_certificates::ir::Ir,
+    scenario: &str,
+    policy: Reconsideration,
+) -> Vec<Entry> {
     let scenario: Scenario = serde_json::from_str(scenario).expect("a scenario");
-    let mut system = System::new(
-        ir,
-        &["Courier".to_string()],
-        Reconsideration::Cautious,
-        scenario,
-        Hosts::new(),
-    )
-    .unwrap();
+    let mut system =
+        System::new(ir, &["Courier".to_string()], policy, scenario, Hosts::new()).unwrap();
     system.run()
 }
 
@@ -336,4 +339,29 @@ fn the_commitment_law_waits_for_stop_handlers_then_aborts_the_suspended_round() 
         ),
         "{journal:#?}"
     );
+}
+
+#[test]
+fn an_intention_whose_abort_handlers_take_steps_counts_as_a_running_plan() {
+    // Watching `blocked` only: blocked(1) at cycle 2 releases the round, whose on abort
+    // handlers take three more steps. While they run a plan runs, so the policy deliberates
+    // only on a watched change or when nothing runs: not once between the release and the end.
+    let ir = courier("  on abort ≔ Signal(p) ‖ (x ← p ; y ← p ; z ← p ; believe unloaded(1))");
+    let watch = ["blocked".to_string()].into_iter().collect();
+    let journal = run_with(
+        &ir,
+        r#"{"cycles": 30, "seed": 0, "events": [{"cycle": 2, "believe": ["blocked(1)"]}]}"#,
+        Reconsideration::OnChange(watch),
+    );
+    assert_eq!(releases(&journal, 1), ["impossible"], "{journal:#?}");
+    let released = first(&journal, |e| {
+        matches!(e, Event::Release { intention: 1, .. })
+    });
+    let ended = first(&journal, |e| matches!(e, Event::Ended { intention: 1, .. }));
+    assert!(adding(&journal, "unloaded(1)") < ended, "{journal:#?}");
+    let deliberations = journal[released..ended]
+        .iter()
+        .filter(|e| matches!(e.event, Event::Deliberate { .. }))
+        .count();
+    assert_eq!(deliberations, 0, "{journal:#?}");
 }

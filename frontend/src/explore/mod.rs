@@ -342,16 +342,19 @@ pub fn explore_with(
 }
 
 /// [`explore_with`] from the states commands from outside lead to (a stop, a resume, an
-/// abort of the scene's plan), not going on from a state where no command from outside is
-/// under way ([`hilbert_kernel::semantics::settled`]): such a state has no steps in the graph.
+/// abort of the scene's plan); with `halt`, not going on from a state where no command from
+/// outside is under way ([`hilbert_kernel::semantics::settled`]): such a state has no steps in
+/// the graph. (An abort from any state ends only where the scene finishes, so its
+/// exploration does not halt: `docs/semantics.md`, "Commands from outside".)
 pub fn explore_outside(
     explorer: Explorer,
     net: &Network,
     agent: &Agent,
     starts: impl IntoIterator<Item = State>,
     limits: Limits,
+    halt: bool,
 ) -> Space {
-    explore_from(explorer, net, agent, starts, limits, true)
+    explore_from(explorer, net, agent, starts, limits, halt)
 }
 
 fn explore_from(

@@ -252,15 +252,17 @@ fn land(sem: &Semantics, s: &State, command: Command, bad: &mut BTreeSet<(PlanId
 }
 
 /// Whether every path from `starts` reaches a settled state (no command from outside under way;
-/// the search does not go on from one), with the states searched; records the tells its steps
-/// ran infeasibly. `None` past the bound.
+/// the search does not go on from one), or with `until_finished` a finished one (an abort from
+/// any state: one that lands while the plan restarts itself does nothing), with the states
+/// searched; records the tells its steps ran infeasibly. `None` past the bound.
 fn settles(
     sem: &Semantics,
     starts: Vec<State>,
     limits: Limits,
+    until_finished: bool,
     bad: &mut BTreeSet<(PlanId, u32)>,
 ) -> Option<(bool, Vec<State>)> {
-    let (sub, sub_states) = reference::explore(sem, starts, limits, true);
+    let (sub, sub_states) = reference::explore(sem, starts, limits, !until_finished);
     if sub.truncated {
         return None;
     }
@@ -269,7 +271,10 @@ fn settles(
             bad.extend(e.tells.iter().filter(|t| !t.2).map(|t| (t.0, t.1)));
         }
     }
-    let win = inevitable(&sub, &|s| settled(&sub_states[s].term));
+    let win = inevitable(&sub, &|s| match until_finished {
+        true => sub_states[s].finished(),
+        false => settled(&sub_states[s].term),
+    });
     Some((sub.starts.iter().all(|s| win[s.0 as usize]), sub_states))
 }
 
@@ -323,7 +328,10 @@ pub fn claim_holds(body: &Body) -> Option<bool> {
                         land(&sem, &s, command, &mut handler_bad)
                     })
                     .collect();
-                let Some((ok, stopped)) = settles(&sem, starts, limits, &mut handler_bad) else {
+                let until_finished = kind != Kind::Stoppable;
+                let Some((ok, stopped)) =
+                    settles(&sem, starts, limits, until_finished, &mut handler_bad)
+                else {
                     return None;
                 };
                 // After a stop: a resume and an abort from every state it left suspended.
@@ -333,7 +341,8 @@ pub fn claim_holds(body: &Body) -> Option<bool> {
                     .flat_map(|s| [Command::Resume, Command::Abort].map(|c| (s.clone(), c)))
                     .map(|(s, c)| land(&sem, &s, c, &mut handler_bad))
                     .collect();
-                let Some((after_ok, _)) = settles(&sem, after, limits, &mut handler_bad) else {
+                let Some((after_ok, _)) = settles(&sem, after, limits, false, &mut handler_bad)
+                else {
                     return None;
                 };
                 ok && after_ok
