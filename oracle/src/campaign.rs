@@ -2,6 +2,7 @@
 //! oracle on each, group the disagreements by class, and shrink the first project of each class
 //! to a minimal one.
 
+use crate::decide::Kind;
 use crate::generate::{self, Coverage, Project};
 use crate::pipeline::{self, Outcome, Sources};
 use crate::shrink;
@@ -91,7 +92,11 @@ pub fn run(plan: Plan, mut progress: impl FnMut(&Report)) -> Report {
                 compared,
                 undecided,
                 diverging,
+                kinds,
             } => {
+                for k in kinds {
+                    *r.coverage.entry(k.label()).or_default() += 1;
+                }
                 r.compared += 1;
                 r.theorems += compared;
                 r.undecided += undecided;
@@ -321,7 +326,12 @@ pub fn decode(text: &str) -> Option<Report> {
             "coverage" => {
                 let (c, n) = rest.rsplit_once('\t')?;
                 let c = unesc(c);
-                let key = generate::CONSTRUCTS.iter().find(|k| **k == c)?;
+                let kinds = Kind::ALL.map(Kind::label);
+                let key = generate::CONSTRUCTS
+                    .iter()
+                    .chain(&kinds)
+                    .find(|k| **k == c)
+                    .copied()?;
                 r.coverage.insert(key, n.parse().ok()?);
             }
             "found" => {
@@ -398,6 +408,11 @@ pub fn text(r: &Report) -> String {
             "  {n:>8}  {c}{}\n",
             if n == 0 { "   <- GAP" } else { "" }
         ));
+    }
+    s.push_str("theorems compared, by kind:\n");
+    for k in Kind::ALL {
+        let n = r.coverage.get(k.label()).copied().unwrap_or(0);
+        s.push_str(&format!("  {n:>8}  {}\n", k.label()));
     }
     s.push_str(&format!("{} disagreement classes\n", r.found.len()));
     for f in r.found.values() {

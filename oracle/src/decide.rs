@@ -3,7 +3,10 @@
 //! shortest counterexample lengths.
 
 use crate::model::{Code, Ex, Model, PlanId, Sym};
-use crate::sem::{Beliefs, Env, Fault, Machine, State, T, Val, eval, holds};
+use crate::sem::{
+    Beliefs, Env, Fault, Machine, State, T, Val, eval, holds, root_suspended, settled,
+};
+use hilbert_frontend::syntax::ast::Command;
 use std::collections::{BTreeSet, HashMap, VecDeque};
 
 /// The oracle's verdict on a theorem.
@@ -40,8 +43,38 @@ pub enum Kind {
     Released,
     /// `Plan_abortable`.
     Abortable,
-    /// `Plan_tell_feasible_N`.
+    /// `Plan_stoppable`.
+    Stoppable,
+    /// `Plan_tell_feasible_N` of a tell in the body.
     Tell,
+    /// `Plan_tell_feasible_N` of a tell inside a handler (`on stop`, `on resume`, `on abort`).
+    HandlerTell,
+}
+
+impl Kind {
+    /// Every kind, in the order the reports list them.
+    pub const ALL: [Kind; 7] = [
+        Kind::NoDeadlock,
+        Kind::Live,
+        Kind::Released,
+        Kind::Abortable,
+        Kind::Stoppable,
+        Kind::Tell,
+        Kind::HandlerTell,
+    ];
+
+    /// How a campaign's report counts the theorems of this kind it compared.
+    pub fn label(self) -> &'static str {
+        match self {
+            Kind::NoDeadlock => "compared:no deadlock",
+            Kind::Live => "compared:live",
+            Kind::Released => "compared:released",
+            Kind::Abortable => "compared:abortable",
+            Kind::Stoppable => "compared:stoppable",
+            Kind::Tell => "compared:tell in a body",
+            Kind::HandlerTell => "compared:tell in a handler",
+        }
+    }
 }
 
 /// One theorem.
@@ -53,8 +86,6 @@ pub struct Theorem {
     pub kind: Kind,
     /// The verdict.
     pub verdict: Verdict,
-    /// For a release theorem: whether the scene reaches a state believing its atom.
-    pub atom_reachable: bool,
 }
 
 /// The oracle's result for one network.
@@ -86,7 +117,14 @@ struct Graph {
     diverges: bool,
 }
 
-fn search(mc: &mut Machine<'_>, init: Vec<State>, max_states: usize) -> Graph {
+/// The states reachable from `init`, not going on from a state where `halt` holds (a settled
+/// state, for the explorations of commands from outside), with every tell the steps ran.
+fn search(
+    mc: &mut Machine<'_>,
+    init: Vec<State>,
+    max_states: usize,
+    halt: &dyn Fn(&T) -> bool,
+) -> Graph {
     let mut g = Graph {
         states: Vec::new(),
         succ: Vec::new(),
@@ -109,6 +147,9 @@ fn search(mc: &mut Machine<'_>, init: Vec<State>, max_states: usize) -> Graph {
     }
     while let Some(i) = queue.pop_front() {
         let s = g.states[i as usize].clone();
+        if halt(&s.term) {
+            continue;
+        }
         let mut next = Vec::new();
         for (t, fx) in mc.steps(&s) {
             g.overflow |= fx.overflow;
@@ -267,19 +308,93 @@ fn network_plans(m: &Model, root: PlanId) -> Vec<PlanId> {
     out
 }
 
-/// Whether every path from every start (aborted states) reaches the end: proved, refuted, or
-/// too big for the bound.
-fn all_finish(mc: &mut Machine, starts: Vec<State>, max_states: usize) -> Verdict {
-    let h = search(mc, starts, max_states);
-    if h.too_big {
-        return Verdict::Unproved(format!("too big: more than {max_states} states"));
+/// The explorations of one theorem about commands from outside (docs/semantics.md, "Commands
+/// from outside"): its verdict, and what the handler runs it explores did.
+struct Commanded {
+    /// Proved, refuted, or too big (the first exploration that decides it).
+    verdict: Verdict,
+    /// The tells run infeasibly, in the landings (a handler's first actions run there) and in
+    /// the steps after them.
+    infeasible: BTreeSet<(PlanId, u32)>,
+    /// Whether one of its explorations passed the bound.
+    too_big: bool,
+}
+
+impl Commanded {
+    fn new() -> Commanded {
+        Commanded {
+            verdict: Verdict::Proved,
+            infeasible: BTreeSet::new(),
+            too_big: false,
+        }
     }
-    let all: Vec<u32> = (0..h.states.len() as u32).collect();
-    let (fails, _) = avoids(&h, &all, &|i| h.states[i].term != T::Done);
-    if fails {
-        Verdict::Refuted(None)
-    } else {
-        Verdict::Proved
+
+    /// Lands each of `cmds` from outside on each of `origins`: the states they lead to.
+    fn land(&mut self, mc: &mut Machine, origins: &[State], cmds: &[Command]) -> Vec<State> {
+        let mut out = Vec::with_capacity(origins.len() * cmds.len());
+        for s in origins {
+            for &c in cmds {
+                let (t, fx) = mc.command_scene(s, c);
+                self.infeasible
+                    .extend(fx.tells.iter().filter(|t| !t.2).map(|t| (t.0, t.1)));
+                out.push(t);
+            }
+        }
+        out
+    }
+
+    /// Explores from `starts` without going on from a state where `goal` holds, and decides
+    /// that every path reaches one (unless an earlier exploration decided already). `None`
+    /// when the exploration passed the bound.
+    fn explore(
+        &mut self,
+        mc: &mut Machine,
+        starts: Vec<State>,
+        max_states: usize,
+        goal: &dyn Fn(&T) -> bool,
+    ) -> Option<Graph> {
+        let h = search(mc, starts, max_states, goal);
+        self.infeasible.extend(h.infeasible.iter().copied());
+        if h.too_big {
+            self.too_big = true;
+            if self.verdict == Verdict::Proved {
+                self.verdict = Verdict::Unproved(format!("too big: more than {max_states} states"));
+            }
+            return None;
+        }
+        let all: Vec<u32> = (0..h.states.len() as u32).collect();
+        let (fails, _) = avoids(&h, &all, &|i| !goal(&h.states[i].term));
+        if fails && self.verdict == Verdict::Proved {
+            self.verdict = Verdict::Refuted(None);
+        }
+        Some(h)
+    }
+
+    /// An abort from outside in each of `origins`: every path must reach the end (an abort
+    /// settles only at `Done`).
+    fn abort(mc: &mut Machine, origins: &[State], max_states: usize) -> Commanded {
+        let mut c = Commanded::new();
+        let starts = c.land(mc, origins, &[Command::Abort]);
+        c.explore(mc, starts, max_states, &|t| *t == T::Done);
+        c
+    }
+
+    /// A stop from outside in each of `origins`: every path must reach a settled state; from
+    /// every one so reached where the root is suspended, a resume and an abort from outside
+    /// must each lead on every path to a settled state.
+    fn stop(mc: &mut Machine, origins: &[State], max_states: usize) -> Commanded {
+        let mut c = Commanded::new();
+        let starts = c.land(mc, origins, &[Command::Stop]);
+        if let Some(h) = c.explore(mc, starts, max_states, &settled) {
+            let stopped: Vec<State> = h
+                .states
+                .into_iter()
+                .filter(|s| root_suspended(&s.term))
+                .collect();
+            let starts = c.land(mc, &stopped, &[Command::Resume, Command::Abort]);
+            c.explore(mc, starts, max_states, &settled);
+        }
+        c
     }
 }
 
@@ -347,7 +462,6 @@ pub fn decide(m: &Model, a: usize, b: usize, max_states: usize) -> Network {
                 name: format!("{}_live_{}", binding.name, agent.desires[d].name),
                 kind: Kind::Live,
                 verdict: Verdict::Unproved("host".into()),
-                atom_reachable: false,
             });
         }
         return out;
@@ -373,7 +487,7 @@ pub fn decide(m: &Model, a: usize, b: usize, max_states: usize) -> Network {
         Some(_) => None,
         None => {
             let s0 = mc.scene(plan, args);
-            Some(search(&mut mc, vec![s0], max_states))
+            Some(search(&mut mc, vec![s0], max_states, &|_| false))
         }
     };
     let why: Option<String> = match (&blocked, &g) {
@@ -419,7 +533,6 @@ pub fn decide(m: &Model, a: usize, b: usize, max_states: usize) -> Network {
         name: format!("{plan_name}_no_deadlock"),
         kind: Kind::NoDeadlock,
         verdict,
-        atom_reachable: false,
     });
     // The attention of a belief set: from the initial one, each `when φ attend A` rule in
     // source order whose φ holds (read with the attention so far) moves it to A.
@@ -432,6 +545,8 @@ pub fn decide(m: &Model, a: usize, b: usize, max_states: usize) -> Network {
         }
         att
     };
+    // The explorations of the commands from outside, for the tells inside handlers.
+    let mut outside: Vec<Commanded> = Vec::new();
     for &d in &serves {
         let desire = &agent.desires[d];
         let verdict = match (&why, &g) {
@@ -467,25 +582,34 @@ pub fn decide(m: &Model, a: usize, b: usize, max_states: usize) -> Network {
             name: format!("{}_live_{}", binding.name, desire.name),
             kind: Kind::Live,
             verdict,
-            atom_reachable: false,
         });
+        // docs/language.md §6: only a single-minded agent is released by what it believes
+        // impossible, and only a condition that is one belief with constant arguments gives
+        // the theorem; the atom may arrive from outside in any reachable state.
+        if !agent.single_minded {
+            continue;
+        }
         for cond in &desire.impossible {
             let Some((f, vals)) = constant_atom(cond, &env) else {
                 continue;
             };
             let atom = (None, f, vals);
-            let mut reachable = false;
             let verdict = match (&why, &g) {
                 (Some(w), _) => Verdict::Unproved(w.clone()),
                 (None, Some(g)) => {
-                    let starts: Vec<State> = g
+                    let origins: Vec<State> = g
                         .states
                         .iter()
-                        .filter(|s| s.beliefs.contains(&atom))
-                        .map(|s| mc.abort_scene(s).0)
+                        .map(|s| {
+                            let mut s = s.clone();
+                            s.beliefs.insert(atom.clone());
+                            s
+                        })
                         .collect();
-                    reachable = !starts.is_empty();
-                    all_finish(&mut mc, starts, max_states)
+                    let c = Commanded::abort(&mut mc, &origins, max_states);
+                    let v = c.verdict.clone();
+                    outside.push(c);
+                    v
                 }
                 _ => unreachable!(),
             };
@@ -493,43 +617,66 @@ pub fn decide(m: &Model, a: usize, b: usize, max_states: usize) -> Network {
                 name: format!("{}_released_{}", binding.name, desire.name),
                 kind: Kind::Released,
                 verdict,
-                atom_reachable: reachable,
             });
         }
     }
-    // docs/language.md §4: where a plan of the network has an `on abort` handler, aborting
+    // docs/language.md §6: where a plan of the network has an `on abort` handler, aborting
     // the scene from outside in every reachable state must lead on every path to its end.
-    if plans
-        .iter()
-        .any(|&p| m.plans[p as usize].handlers[2].is_some())
-    {
+    let has = |k: usize| {
+        plans
+            .iter()
+            .any(|&p| m.plans[p as usize].handlers[k].is_some())
+    };
+    let mut command = |name: &str, kind: Kind, outside: &mut Vec<Commanded>| {
         let verdict = match (&why, &g) {
             (Some(w), _) => Verdict::Unproved(w.clone()),
             (None, Some(g)) => {
-                let starts: Vec<State> = g.states.iter().map(|s| mc.abort_scene(s).0).collect();
-                all_finish(&mut mc, starts, max_states)
+                let c = match kind {
+                    Kind::Stoppable => Commanded::stop(&mut mc, &g.states, max_states),
+                    _ => Commanded::abort(&mut mc, &g.states, max_states),
+                };
+                let v = c.verdict.clone();
+                outside.push(c);
+                v
             }
             _ => unreachable!(),
         };
         out.theorems.push(Theorem {
-            name: format!("{}_abortable", m.plans[plan as usize].name),
-            kind: Kind::Abortable,
+            name: format!("{}_{name}", m.plans[plan as usize].name),
+            kind,
             verdict,
-            atom_reachable: false,
         });
+    };
+    if has(2) {
+        command("abortable", Kind::Abortable, &mut outside);
+    }
+    // docs/language.md §6: where a plan of the network has an `on stop` or `on resume`
+    // handler and the runtime can stop the intention (the agent has a desire of higher
+    // priority than the lowest of those the binding serves), the stop from outside in every
+    // reachable state settles, and so do a resume and an abort from where it suspended.
+    let lowest = serves.iter().map(|&d| agent.desires[d].priority).min();
+    if lowest.is_some_and(|l| agent.desires.iter().any(|d| d.priority > l)) && (has(0) || has(1)) {
+        command("stoppable", Kind::Stoppable, &mut outside);
     }
     for &p in &plans {
         for n in 1..=m.plans[p as usize].tells {
             let verdict = match (&why, &g) {
                 (Some(w), _) => Verdict::Unproved(w.clone()),
-                // docs/language.md §6: a tell inside a handler is never proved, since the
-                // handler also runs when the runtime releases or stops the intention, in any
-                // state, and those runs are not explored.
-                (None, Some(_)) if n > m.plans[p as usize].body_tells => {
-                    Verdict::Unproved("the tell is in a handler".into())
+                // docs/language.md §6: a tell inside a handler is decided over the scene and
+                // the runs of the commands from outside of the theorems above (their landings
+                // included); unproved when one of those explorations passed the bound.
+                (None, Some(_))
+                    if n > m.plans[p as usize].body_tells && outside.iter().any(|c| c.too_big) =>
+                {
+                    Verdict::Unproved(format!(
+                        "too big: a handler run after a command from outside has more than {max_states} states"
+                    ))
                 }
                 (None, Some(g)) => {
-                    if g.infeasible.contains(&(p, n)) {
+                    let in_handler = n > m.plans[p as usize].body_tells;
+                    if g.infeasible.contains(&(p, n))
+                        || (in_handler && outside.iter().any(|c| c.infeasible.contains(&(p, n))))
+                    {
                         Verdict::Refuted(None)
                     } else {
                         Verdict::Proved
@@ -539,9 +686,11 @@ pub fn decide(m: &Model, a: usize, b: usize, max_states: usize) -> Network {
             };
             out.theorems.push(Theorem {
                 name: format!("{}_tell_feasible_{n}", m.plans[p as usize].name),
-                kind: Kind::Tell,
+                kind: match n > m.plans[p as usize].body_tells {
+                    true => Kind::HandlerTell,
+                    false => Kind::Tell,
+                },
                 verdict,
-                atom_reachable: false,
             });
         }
     }

@@ -286,7 +286,11 @@ pub const CONSTRUCTS: &[&str] = &[
     "handler:on resume",
     "handler:on abort",
     "handler:tell",
+    "handler:tell in on stop or on resume",
+    "handler:communicates",
     "handler:command",
+    "theorem:released (single_minded, constant atom)",
+    "theorem:stoppable (a higher priority, a stop or resume handler)",
     "expr:+ - * / %",
     "expr:chain",
     "expr:¬",
@@ -979,18 +983,46 @@ pub fn project(seed: u64, cov: &mut Coverage, avoid: &[String]) -> Project {
                         "resume" => "handler:on resume",
                         _ => "handler:on abort",
                     });
+                    // A handler sees its instance's parameters and channels: one that
+                    // communicates runs over several steps.
+                    let chans = if g.rng.pct(40) {
+                        s.chans.clone()
+                    } else {
+                        Vec::new()
+                    };
                     let mut hs = Scope {
-                        depth: 1,
+                        depth: 1 + chans.len().min(1) as u32,
                         others: s.others.clone(),
                         labels: s.labels.clone(),
+                        chans,
                         handler: true,
                         ..Scope::default()
                     };
                     let h = if !hs.others.is_empty() && g.rng.pct(30) && g.ok("handler-tell") {
                         g.hit("handler:tell");
-                        GP::Leaf(format!("tell {} done(1)", hs.others[0]))
+                        if kind != "abort" {
+                            g.hit("handler:tell in on stop or on resume");
+                        }
+                        let tell = GP::Leaf(format!("tell {} done(1)", hs.others[0]));
+                        if hs.chans.is_empty() || g.rng.pct(50) {
+                            tell
+                        } else {
+                            // After a rendezvous of its own: the tell runs in a later step.
+                            g.hit("handler:communicates");
+                            let c = hs.chans[0].clone();
+                            let x = format!("h{}", g.fresh);
+                            g.fresh += 1;
+                            GP::Par(vec![
+                                GP::Leaf(format!("1 → {c}")),
+                                GP::Seq(vec![GP::Leaf(format!("{x} ← {c}")), tell]),
+                            ])
+                        }
                     } else {
-                        g.proc(&mut hs, false)
+                        let h = g.proc(&mut hs, false);
+                        if !hs.chans.is_empty() {
+                            g.hit("handler:communicates");
+                        }
+                        h
                     };
                     plans[i].handlers.push((kind.to_string(), h));
                 }
@@ -1033,10 +1065,13 @@ pub fn project(seed: u64, cov: &mut Coverage, avoid: &[String]) -> Project {
         if ndesires == 2 {
             g.hit("agent:two desires");
         }
+        // Per desire: its priority, and whether Run and Aux serve it.
+        let mut served: Vec<(i64, bool, bool)> = Vec::new();
+        let mut impossible = false;
         for d in 0..ndesires {
-            let prio = if g.rng.pct(20) {
+            let prio = if g.rng.pct(30) {
                 g.hit("agent:priority");
-                " priority 1"
+                *g.rng.pick(&[" priority 1", " priority 2"])
             } else {
                 ""
             };
@@ -1049,10 +1084,13 @@ pub fn project(seed: u64, cov: &mut Coverage, avoid: &[String]) -> Project {
                 _ => "Run",
             };
             members.push(format!("desire D{d}{prio} reachable by [{by}]"));
+            let p = prio.trim_start_matches(" priority ").parse().unwrap_or(0);
+            served.push((p, by.contains("Run"), by.contains("Aux")));
             let c = g.cond(me, other, &aparams, 2);
             members.push(format!("achieved D{d} when {c}"));
             if g.rng.pct(30) {
                 g.hit("agent:impossible");
+                impossible = true;
                 members.push(format!(
                     "impossible D{d} when B(self) alarm(1) because \"alarm\""
                 ));
@@ -1070,6 +1108,31 @@ pub fn project(seed: u64, cov: &mut Coverage, avoid: &[String]) -> Project {
             _ => "agent:commit open_minded",
         });
         members.push(format!("commit {commit}"));
+        if commit == "single_minded" && impossible {
+            g.hit("theorem:released (single_minded, constant atom)");
+        }
+        // The runtime can stop a binding when a desire has a higher priority than the lowest
+        // of those it serves; a stop or resume handler in the agent's plans (not necessarily
+        // in that binding's network) makes `_stoppable` likely.
+        let top = served.iter().map(|d| d.0).max().unwrap_or(0);
+        let lowest = |aux: bool| {
+            served
+                .iter()
+                .filter(|d| if aux { d.2 } else { d.1 })
+                .map(|d| d.0)
+                .min()
+        };
+        let handled = plans
+            .iter()
+            .any(|p| p.handlers.iter().any(|(k, _)| k == "stop" || k == "resume"));
+        if handled
+            && [lowest(false), lowest(true)]
+                .iter()
+                .flatten()
+                .any(|&l| l < top)
+        {
+            g.hit("theorem:stoppable (a higher priority, a stop or resume handler)");
+        }
         members.push("attention Calm initially".into());
         members.push("attention Alarmed".into());
         if g.rng.pct(50) {

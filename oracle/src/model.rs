@@ -3,7 +3,7 @@
 //! Nothing here comes from the lowering or the IR.
 
 use hilbert_frontend::ParsedFile;
-use hilbert_frontend::check::{BindingTarget, Program};
+use hilbert_frontend::check::{BindingTarget, CommitmentStrategy, Program};
 use hilbert_frontend::syntax::ast::{
     self, BinOp, Command, Expr, ExprKind, HandlerKind, Module, Proc, ProcKind, UnOp,
 };
@@ -213,6 +213,8 @@ pub struct DesireDef {
     pub achieved: Vec<Ex>,
     /// `impossible` conditions.
     pub impossible: Vec<Ex>,
+    /// `priority N` (0 when not written).
+    pub priority: i64,
 }
 
 /// A plan binding.
@@ -241,6 +243,8 @@ pub struct AgentDef {
     pub attends: Vec<(Ex, Sym)>,
     /// Its bindings.
     pub bindings: Vec<BindingDef>,
+    /// Whether it is `commit single_minded` (released by what it believes impossible).
+    pub single_minded: bool,
 }
 
 /// The oracle's program.
@@ -367,6 +371,7 @@ impl Model {
                         .iter()
                         .map(|r| Ex::of(&r.cond, &mut m.names, me))
                         .collect(),
+                    priority: d.priority,
                 })
                 .collect();
             let initial = a
@@ -407,6 +412,7 @@ impl Model {
                 initial,
                 attends,
                 bindings,
+                single_minded: a.commit == Some(CommitmentStrategy::SingleMinded),
             });
         }
         m

@@ -888,26 +888,20 @@ impl<'m> Machine<'m> {
         *body = T::Handling(hs, Box::new(T::Done), after, Box::new(saved));
     }
 
-    /// The state after `cmd` on the scene's instance (release: abort the scene's plan).
-    pub fn abort_scene(&mut self, s: &State) -> (State, Effects) {
+    /// The state after a command from outside (docs/semantics.md, "Commands from outside"):
+    /// `cmd` lands on the scene's root instance, issued by no thread, then the commands its
+    /// handlers issue land in turn, as after a step. One that diverges faults the whole scene,
+    /// its beliefs as they were.
+    pub fn command_scene(&mut self, s: &State, cmd: Command) -> (State, Effects) {
         let mut term = s.term.clone();
         let mut beliefs = s.beliefs.clone();
         self.fx = Effects::default();
         self.queue.clear();
-        self.nodes = 0;
-        self.seen.clear();
-        self.land(&mut term, Command::Abort, Target::SelfInst, 0);
-        self.settle(&mut term, &mut beliefs);
-        while !self.queue.is_empty() {
-            let (ticket, cmd, target, inst) = self.queue.remove(0);
-            self.land(&mut term, cmd, target, inst);
-            release_issuer(&mut term, ticket);
-            self.shift_tickets(&mut term, ticket + 1);
-            self.settle(&mut term, &mut beliefs);
-        }
+        // No thread waits in a state, so tickets start afresh; no thread waits for this one.
+        self.next_ticket = 1;
+        self.queue.push((0, cmd, Target::SelfInst, 0));
+        self.macro_step(&mut term, &mut beliefs);
         if self.fx.diverged {
-            // An abort from outside that diverges: the whole scene faults, its beliefs as
-            // they were (docs/semantics.md, "Divergence").
             let fx = Effects {
                 diverged: true,
                 ..Effects::default()
@@ -972,6 +966,22 @@ impl<'m> Machine<'m> {
         }
         (term_state(term, beliefs), std::mem::take(&mut self.fx))
     }
+}
+
+/// Whether no command from outside is under way (docs/semantics.md, "Commands from outside"):
+/// the scene has finished, or its root instance's body is not running handlers. A scene
+/// faulted as a whole is not settled.
+pub fn settled(t: &T) -> bool {
+    match t {
+        T::Done => true,
+        T::Inst(_, _, _, body) => !matches!(**body, T::Handling(..)),
+        _ => false,
+    }
+}
+
+/// Whether the scene's root instance is suspended (a stop from outside has completed).
+pub fn root_suspended(t: &T) -> bool {
+    matches!(t, T::Inst(_, _, _, body) if matches!(**body, T::Susp(_)))
 }
 
 fn term_state(term: T, beliefs: Beliefs) -> State {

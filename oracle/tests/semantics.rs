@@ -29,7 +29,12 @@ agent B : Agency
 ";
 
 fn project(goal: &str, extra: &str, args: &str, plans: &str, params: &[&str]) -> Vec<Network> {
-    let ha = AGENT.replace("GOAL", goal).replace("EXTRA", extra).replace(
+    // An `extra` that commits agent A otherwise replaces its `commit blind`.
+    let agent = match extra.contains("commit ") {
+        true => AGENT.replacen("  commit blind\n", "", 1),
+        false => AGENT.to_string(),
+    };
+    let ha = agent.replace("GOAL", goal).replace("EXTRA", extra).replace(
         "(ARGS)",
         &if args.is_empty() {
             String::new()
@@ -233,7 +238,7 @@ plan Child() : A
   on abort ≔ STOP
 }
 ";
-    let extra = "impossible Done when B(self) alarm(1) because \"alarm\"";
+    let extra = "impossible Done when B(self) alarm(1) because \"alarm\"\n  commit single_minded";
     let n = project("B(self) done(1)", extra, "", plans, &[]);
     assert_eq!(verdict(&n, "Run_released_Done"), Verdict::Refuted(None));
     let n = project(
@@ -316,4 +321,161 @@ fn the_oracle_shares_no_code_with_the_lowering_the_explorers_or_the_kernel() {
     )
     .expect("readable");
     assert!(!toml.contains("hilbert-kernel") && !toml.contains("hilbert-certificates"));
+}
+
+/// The oracle's verdict on one theorem of `A.Run`, with no binding argument or parameter.
+fn one(goal: &str, extra: &str, plans: &str, theorem: &str) -> Verdict {
+    verdict(&project(goal, extra, "", plans, &[]), theorem)
+}
+
+fn has(nets: &[Network], theorem: &str) -> bool {
+    nets.iter()
+        .filter(|n| n.name == "A.Run")
+        .any(|n| n.theorems.iter().any(|t| t.name == theorem))
+}
+
+#[test]
+fn release_is_a_theorem_of_a_single_minded_agent_and_the_atom_may_arrive_from_outside() {
+    // The plan never believes alarm(1); the atom may arrive in any state (docs/language.md §6),
+    // and after the first step Child's `on abort` never finishes.
+    let plans = "plan Main() : A
+{
+  body ≔ believe done(1) ; Child() ; believe done(2)
+}
+plan Child() : A
+{
+  body ≔ STOP
+  on abort ≔ STOP
+}
+";
+    let impossible = "impossible Done when B(self) alarm(1) because \"alarm\"";
+    assert_eq!(
+        one(
+            "B(self) done(1)",
+            &format!("{impossible}\n  commit single_minded"),
+            plans,
+            "Run_released_Done"
+        ),
+        Verdict::Refuted(None)
+    );
+    for commit in ["blind", "open_minded"] {
+        let extra = format!("{impossible}\n  commit {commit}");
+        let n = project("B(self) done(1)", &extra, "", plans, &[]);
+        assert!(!has(&n, "Run_released_Done"), "{commit}");
+    }
+    // A condition that is not one belief with constant arguments gives no theorem.
+    let extra = "impossible Done when B(self) alarm(k) because \"alarm\"\n  commit single_minded";
+    let n = project("B(self) done(1)", extra, "", plans, &[]);
+    assert!(!has(&n, "Run_released_Done"));
+}
+
+/// Agent A with a desire of higher priority than `Done`, so that the runtime can stop `Run`.
+const URGENT: &str =
+    "desire Urgent priority 1 reachable by [Run]\n  achieved Urgent when B(self) done(9)";
+
+#[test]
+fn stoppable_needs_a_higher_priority_and_a_stop_or_resume_handler() {
+    let plans = "plan Main() : A
+{
+  body ≔ believe done(1)
+  on stop ≔ STOP
+}
+";
+    let n = project("B(self) done(1)", URGENT, "", plans, &[]);
+    // A stop in the first state never settles: the handler is stuck.
+    assert_eq!(verdict(&n, "Main_stoppable"), Verdict::Refuted(None));
+    // Without a desire of higher priority the runtime never stops it: no theorem.
+    let n = project("B(self) done(1)", "", "", plans, &[]);
+    assert!(!has(&n, "Main_stoppable"));
+    // Without a stop or resume handler: no theorem either.
+    let abort_only = plans.replace("on stop ≔ STOP", "on abort ≔ STOP");
+    let n = project("B(self) done(1)", URGENT, "", &abort_only, &[]);
+    assert!(!has(&n, "Main_stoppable"));
+}
+
+#[test]
+fn a_stop_settles_suspended_then_a_resume_and_an_abort_must_settle_too() {
+    let plans = "plan Main() : A
+{
+  c : chan Int
+  body ≔ believe done(1) ; believe done(2)
+  on stop ≔ (1 → c) ‖ (x ← c ; believe done(3))
+  on resume ≔ RESUME
+}
+";
+    assert_eq!(
+        one(
+            "B(self) done(2)",
+            URGENT,
+            &plans.replace("RESUME", "(2 → c) ‖ (y ← c)"),
+            "Main_stoppable"
+        ),
+        Verdict::Proved
+    );
+    // The resume's handler never finishes: the second exploration refutes it.
+    assert_eq!(
+        one(
+            "B(self) done(2)",
+            URGENT,
+            &plans.replace("RESUME", "y ← c"),
+            "Main_stoppable"
+        ),
+        Verdict::Refuted(None)
+    );
+}
+
+#[test]
+fn a_tell_in_a_handler_is_decided_over_the_commands_from_outside_and_their_landings() {
+    // The scene never aborts: only an abort from outside runs the handler, and in the first
+    // state (before `believe done(1)`) the tell, the handler's first action, runs infeasibly
+    // in the landing itself.
+    let plans = "plan Main() : A
+{
+  body ≔ believe done(1) ; believe done(2)
+  on abort ≔ tell B done(1)
+}
+";
+    let on_stop = plans.replace("on abort", "on stop");
+    let cases = [
+        ("", plans.to_string(), Verdict::Refuted(None)),
+        // When the handler believes it first, every run of it is feasible.
+        (
+            "",
+            plans.replace("on abort ≔ tell", "on abort ≔ believe done(1) ; tell"),
+            Verdict::Proved,
+        ),
+        // A tell in `on stop` with no theorem about stops (no higher priority) is decided
+        // over the scene alone, where the handler never runs; with one, over the stops too.
+        ("", on_stop.clone(), Verdict::Proved),
+        (URGENT, on_stop, Verdict::Refuted(None)),
+    ];
+    for (extra, plans, expected) in cases {
+        let got = one("B(self) done(2)", extra, &plans, "Main_tell_feasible_1");
+        assert_eq!(got, expected, "{extra}\n{plans}");
+    }
+}
+
+#[test]
+fn an_abort_from_outside_on_a_root_restarting_itself_is_done_only_when_the_scene_ends() {
+    // The abort lands while the restart's handlers run and does nothing; the restarted body
+    // is settled but the abort never happened, and the plan may restart forever.
+    let plans = "plan Main() : A
+{
+  body ≔ restart self □ SKIP
+  on abort ≔ SKIP □ SKIP
+}
+";
+    assert_eq!(
+        one("B(self) done(1)", "", plans, "Main_abortable"),
+        Verdict::Refuted(None)
+    );
+    assert_eq!(
+        one(
+            "B(self) done(1)",
+            "",
+            &plans.replace("restart self □ SKIP", "abort self □ SKIP"),
+            "Main_abortable"
+        ),
+        Verdict::Proved
+    );
 }

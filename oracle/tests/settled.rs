@@ -393,19 +393,23 @@ fn division_and_remainder_round_toward_zero() {
 #[test]
 fn tells_are_numbered_body_first_then_handlers_in_stop_resume_abort_order() {
     // The body's tell is the first (refuted: it tells `done(1)` before believing it); the
-    // handlers' follow, `on stop` then `on abort`, whatever order they are written in, and a
-    // tell in a handler is never proved (docs/language.md §6), so both are unproved.
+    // handlers' follow, `on stop` then `on abort`, whatever order they are written in. A tell
+    // in a handler is decided over the scene and the commands from outside of the theorems
+    // (docs/language.md §6): `on stop` runs only for `stop self` here (no desire of higher
+    // priority, no stoppable theorem), after believing what it tells: proved; `on abort` runs
+    // when the runtime aborts the plan (Main_abortable), in the first state too, where A
+    // believes no `x(1)`: refuted.
     let plans = "plan Main() : A
 {
   on abort ≔ tell Other x(1)
-  on stop ≔ tell Other alarm(1)
+  on stop ≔ believe alarm(1) ; tell Other alarm(1)
   body ≔ tell Other done(1) ; stop self
 }
 ";
     let v = verdicts("B(self) done(1)", plans);
     assert_eq!(status(&v, "Main_tell_feasible_1"), "refuted");
-    assert_eq!(status(&v, "Main_tell_feasible_2"), "unproved");
-    assert_eq!(status(&v, "Main_tell_feasible_3"), "unproved");
+    assert_eq!(status(&v, "Main_tell_feasible_2"), "proved");
+    assert_eq!(status(&v, "Main_tell_feasible_3"), "refuted");
     // The numbering itself, with the tells in the body: the second one is refuted.
     let plans = "plan Main() : A ≔ believe done(1) ; tell Other done(1) ; tell Other x(1)\n";
     let v = verdicts("B(self) done(1)", plans);

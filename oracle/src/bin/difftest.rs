@@ -7,7 +7,8 @@
 //! minimal project (and, with `--save`, write each minimal project under DIR/<class>/). The
 //! projects run in child processes under a memory bound (default 4096 MiB) and a stall bound
 //! (default 120 s): a project past either, or one that crashes the process, is a class of its
-//! own and the run goes on (`guard.rs`); `--in-process` runs them in this process instead. `difftest --project DIR [AGENT.NAME=VALUE…]`: compare one project.
+//! own and the run goes on (`guard.rs`); `--in-process` runs them in this process instead. `difftest --project DIR [--show] [AGENT.NAME=VALUE…]`: compare one project (`--show`: the
+//! oracle's verdicts too).
 //! `difftest --print SEED`: print the project of a seed.
 
 use hilbert_oracle::campaign::{self, Plan};
@@ -26,7 +27,16 @@ fn main() {
     if let Some(dir) = value(&args, "--project") {
         let mut src = campaign::read_case(std::path::Path::new(&dir)).expect("a readable project");
         let i = args.iter().position(|a| a == "--project").unwrap_or(0);
-        src.params.extend(args[i + 2..].iter().cloned());
+        let show = args.iter().any(|a| a == "--show");
+        src.params
+            .extend(args[i + 2..].iter().filter(|a| *a != "--show").cloned());
+        if show && let Ok(nets) = pipeline::oracle(&src, campaign::MAX_STATES) {
+            for net in nets {
+                for t in net.theorems {
+                    println!("  oracle {}: {}: {:?}", net.name, t.name, t.verdict);
+                }
+            }
+        }
         match pipeline::run(&src, campaign::MAX_STATES) {
             Outcome::Refused(codes) => println!("{dir}: refused {codes:?}"),
             Outcome::Compared {
@@ -34,6 +44,7 @@ fn main() {
                 compared,
                 undecided,
                 diverging,
+                ..
             } => {
                 println!(
                     "{dir}: {compared} theorems compared ({diverging} in scenes where a step diverges), {undecided} undecided, {} disagreements",
