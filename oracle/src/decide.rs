@@ -282,6 +282,30 @@ pub fn show_beliefs(m: &Model, b: &Beliefs) -> Vec<String> {
     v
 }
 
+/// The plans whose bodies a handler may run: every plan a call in a handler of `plans` names,
+/// and every plan a call in their bodies names, and so on.
+fn called_from_handlers(m: &Model, plans: &[PlanId]) -> BTreeSet<PlanId> {
+    let mut codes: Vec<u32> = plans
+        .iter()
+        .flat_map(|&p| m.plans[p as usize].handlers.iter().flatten().copied())
+        .collect();
+    let mut called = BTreeSet::new();
+    while let Some(c) = codes.pop() {
+        match &m.code[c as usize] {
+            Code::Seq(xs) | Code::Par(xs) | Code::Choice(xs) => codes.extend(xs),
+            Code::Interrupt(a, b) => codes.extend([*a, *b]),
+            Code::Label(_, b) => codes.push(*b),
+            Code::Match(_, arms, other) => {
+                codes.extend(arms.iter().map(|(_, b)| *b));
+                codes.extend(other);
+            }
+            Code::Call(q, _, _) if called.insert(*q) => codes.push(m.plans[*q as usize].body),
+            _ => {}
+        }
+    }
+    called
+}
+
 /// The plans of the network of `root`: it and every plan a call in it (body or handler) reaches.
 fn network_plans(m: &Model, root: PlanId) -> Vec<PlanId> {
     let mut out = vec![root];
@@ -658,22 +682,23 @@ pub fn decide(m: &Model, a: usize, b: usize, max_states: usize) -> Network {
     if lowest.is_some_and(|l| agent.desires.iter().any(|d| d.priority > l)) && (has(0) || has(1)) {
         command("stoppable", Kind::Stoppable, &mut outside);
     }
+    // docs/semantics.md: a tell in a plan a handler calls (directly or through other calls)
+    // runs in the handler runs too.
+    let called = called_from_handlers(m, &plans);
     for &p in &plans {
         for n in 1..=m.plans[p as usize].tells {
+            let in_handler = n > m.plans[p as usize].body_tells || called.contains(&p);
             let verdict = match (&why, &g) {
                 (Some(w), _) => Verdict::Unproved(w.clone()),
                 // docs/language.md §6: a tell inside a handler is decided over the scene and
                 // the runs of the commands from outside of the theorems above (their landings
                 // included); unproved when one of those explorations passed the bound.
-                (None, Some(_))
-                    if n > m.plans[p as usize].body_tells && outside.iter().any(|c| c.too_big) =>
-                {
+                (None, Some(_)) if in_handler && outside.iter().any(|c| c.too_big) => {
                     Verdict::Unproved(format!(
                         "too big: a handler run after a command from outside has more than {max_states} states"
                     ))
                 }
                 (None, Some(g)) => {
-                    let in_handler = n > m.plans[p as usize].body_tells;
                     if g.infeasible.contains(&(p, n))
                         || (in_handler && outside.iter().any(|c| c.infeasible.contains(&(p, n))))
                     {
@@ -686,7 +711,7 @@ pub fn decide(m: &Model, a: usize, b: usize, max_states: usize) -> Network {
             };
             out.theorems.push(Theorem {
                 name: format!("{}_tell_feasible_{n}", m.plans[p as usize].name),
-                kind: match n > m.plans[p as usize].body_tells {
+                kind: match in_handler {
                     true => Kind::HandlerTell,
                     false => Kind::Tell,
                 },
