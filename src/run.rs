@@ -383,6 +383,27 @@ pub fn run(args: &RunArgs) -> u8 {
         Ok(x) => x,
         Err(code) => return code,
     };
+    // The journal is emptied when the run starts: never a file the run reads (by any of its
+    // names: a link, a hard link), which it would destroy.
+    if let Some(pending) = &journal_file {
+        let read = ready
+            .sources
+            .iter()
+            .map(|(path, _)| path.as_str())
+            .chain(args.scenario.as_deref());
+        if let Some(input) = pending.written_over(read) {
+            return output::fail_at(
+                output::Kind::Usage,
+                &pending.path,
+                &format!(
+                    "the journal `{}` is `{}`, which the run reads: it would be written over",
+                    hilbert_frontend::render::display_path(&pending.path),
+                    hilbert_frontend::render::display_path(input)
+                ),
+                "choose another path for --journal: a journal never replaces a source or the scenario",
+            );
+        }
+    }
     // Every parameter the agents read has a value: a rule never reads a guess.
     for agent in &args.agent {
         let missing = hilbert_frontend::params_read(&ready.checked.program, &ready.ir, agent);
@@ -705,6 +726,25 @@ struct PendingJournal {
 }
 
 impl PendingJournal {
+    /// The first of `inputs` that is the journal's file itself (on Unix the same device and
+    /// inode, so a hard link counts; elsewhere the same canonical path).
+    fn written_over<'i>(&self, mut inputs: impl Iterator<Item = &'i str>) -> Option<&'i str> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let journal = self.file.as_ref()?.metadata().ok()?;
+            inputs.find(|path| {
+                std::fs::metadata(path)
+                    .is_ok_and(|m| (m.dev(), m.ino()) == (journal.dev(), journal.ino()))
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            let journal = std::fs::canonicalize(&self.path).ok()?;
+            inputs.find(|path| std::fs::canonicalize(path).is_ok_and(|p| p == journal))
+        }
+    }
+
     /// The run starts: the file is emptied and handed over.
     fn start(mut self) -> Result<(String, std::fs::File), String> {
         let file = self.file.take().expect("a pending journal holds its file");

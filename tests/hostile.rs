@@ -398,3 +398,62 @@ fn z3_out_of_memory_is_never_a_finding_nor_a_panic() {
         "{completed} {failures_named}"
     );
 }
+
+#[test]
+fn a_journal_is_never_written_over_a_source_or_the_scenario() {
+    // Was (issue 32, item 2): `run P --agent Operator --journal P/Line.hk` exited 0 and
+    // replaced the plan with the journal.
+    let p = project();
+    std::fs::write(p.0.join("s.json"), br#"{"cycles": 3}"#).unwrap();
+    std::fs::hard_link(p.0.join("Line.hk"), p.0.join("hard.txt")).unwrap();
+    symlink(p.0.join("Operator.ha"), p.0.join("soft.jsonl"));
+    let run = |journal: &str| {
+        let args = [
+            "run",
+            &p.path(),
+            "--agent",
+            "Operator",
+            "--scenario",
+            &p.join("s.json"),
+            "--journal",
+            journal,
+        ];
+        run_within(&args, Duration::from_secs(60))
+    };
+    for (journal, what) in [
+        ("Line.hk", "Line.hk"),
+        ("hard.txt", "Line.hk"),
+        ("soft.jsonl", "Operator.ha"),
+        ("s.json", "s.json"),
+    ] {
+        let r = run(&p.join(journal));
+        assert_eq!(
+            r.code,
+            Some(2),
+            "--journal {journal}: {}{}",
+            r.stdout,
+            r.stderr
+        );
+        assert!(
+            r.stderr.contains("would be written over") && r.stderr.contains(what),
+            "--journal {journal}: {}",
+            r.stderr
+        );
+        assert!(r.stderr.contains("= help: "), "{}", r.stderr);
+    }
+    assert_eq!(
+        std::fs::read_to_string(p.0.join("Line.hk")).unwrap(),
+        common::CLEAN_PLAN
+    );
+    assert_eq!(
+        std::fs::read_to_string(p.0.join("Operator.ha")).unwrap(),
+        common::CLEAN_AGENT
+    );
+    assert_eq!(
+        std::fs::read_to_string(p.0.join("s.json")).unwrap(),
+        r#"{"cycles": 3}"#
+    );
+    // Beside them, a journal is written as before.
+    let r = run(&p.join("j.jsonl"));
+    assert_eq!(r.code, Some(0), "{}{}", r.stdout, r.stderr);
+}
