@@ -47,7 +47,7 @@ pub struct Args {
     #[arg(long)]
     peers: bool,
     /// Also run every row with one thread, and write the charts (SVG) to DIR.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_parser = crate::output::path_arg, value_name = "DIR")]
     plot: Option<String>,
     /// Explorer threads (0: all cores).
     #[arg(long, value_name = "N", default_value_t = 0)]
@@ -56,7 +56,7 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 50_000_000)]
     max_states: usize,
     /// Where the models are (default: `benchmarks/models` here, else the source tree's).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_parser = crate::output::path_arg, value_name = "DIR")]
     models: Option<String>,
     /// Internal: measure one row (`MODEL:N`) in this process and print it as JSON.
     #[arg(long, value_name = "MODEL:N", hide = true)]

@@ -41,14 +41,14 @@ pub struct Args {
     /// Where to write the certificates (one per plan network). A network whose slice of the IR,
     /// sources and tool are those of a network an earlier build into DIR proved is not explored
     /// again: its certificate there is re-checked by the kernel (reported as `reused`).
-    #[arg(long, value_name = "DIR", default_value = "target/hilbert")]
+    #[arg(long, value_parser = crate::output::path_arg, value_name = "DIR", default_value = "target/hilbert")]
     out: String,
     /// Explore and prove every network again, reusing nothing an earlier build into --out kept.
     #[arg(long)]
     fresh: bool,
     /// Write a picture of each refuted theorem's counterexample under DIR: an SVG
     /// message-sequence chart (or, with --trace-format dot, the state path for Graphviz).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_parser = crate::output::path_arg, value_name = "DIR")]
     trace_svg: Option<String>,
     /// How --trace-svg draws a counterexample.
     #[arg(long, value_enum, default_value_t = TraceFormat::Svg, requires = "trace_svg")]
@@ -58,11 +58,11 @@ pub struct Args {
     color: Color,
     /// Write every query put to Z3 as a self-contained SMT-LIB 2 file under DIR, with the
     /// answer Z3 gave in a comment.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_parser = crate::output::path_arg, value_name = "DIR")]
     emit_smt: Option<String>,
     /// Write each agent's compiled `.hb` values (every option's formula, names inlined, and the
     /// policy) as DIR/<Agent>.values.txt.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_parser = crate::output::path_arg, value_name = "DIR")]
     emit_values: Option<String>,
     /// The timeout of each Z3 query, in milliseconds; a query that times out proves nothing.
     #[arg(long, value_name = "MS", default_value_t = 10_000)]

@@ -22,10 +22,10 @@ pub struct RunArgs {
     #[arg(long, required = true)]
     agent: Vec<String>,
     /// A scenario file (JSON: initial beliefs and percepts at given cycles; see docs/runtime.md).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_parser = crate::output::path_arg, value_name = "FILE")]
     scenario: Option<String>,
     /// Write the journal (JSON Lines) here.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_parser = crate::output::path_arg, value_name = "FILE")]
     journal: Option<String>,
     /// How often the agent deliberates again.
     #[arg(long, value_enum, default_value_t = Policy::Cautious)]
@@ -97,7 +97,7 @@ pub struct ReplayArgs {
     /// The project's directory, when it is not where the journal says (a project moved or
     /// copied): the journal's sources are looked up under DIR, by their paths relative to the
     /// project.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_parser = crate::output::path_arg, value_name = "DIR")]
     sources: Option<String>,
 }
 

@@ -457,3 +457,46 @@ fn a_journal_is_never_written_over_a_source_or_the_scenario() {
     let r = run(&p.join("j.jsonl"));
     assert_eq!(r.code, Some(0), "{}{}", r.stdout, r.stderr);
 }
+
+#[test]
+fn an_empty_path_is_a_usage_error() {
+    // Was (issue 32, item 3): `build --out ""` wrote its certificates into the current
+    // directory (the filesystem's root, for a build run there), exit 0.
+    let p = project();
+    let s = p.join("s.json");
+    std::fs::write(&s, b"{}").unwrap();
+    let here = TempDir::with_files(&[]);
+    for (args, flag) in [
+        (vec!["build", &p.path(), "--out", ""], "--out"),
+        (vec!["build", &p.path(), "--out="], "--out"),
+        (vec!["build", &p.path(), "--emit-smt", ""], "--emit-smt"),
+        (
+            vec!["build", &p.path(), "--emit-values", ""],
+            "--emit-values",
+        ),
+        (vec!["build", &p.path(), "--trace-svg", ""], "--trace-svg"),
+        (
+            vec!["run", &p.path(), "--agent", "Operator", "--journal", ""],
+            "--journal",
+        ),
+        (
+            vec!["run", &p.path(), "--agent", "Operator", "--scenario", ""],
+            "--scenario",
+        ),
+        (vec!["replay", &s, "--sources", ""], "--sources"),
+        (vec!["verify", &s, "--sources", ""], "--sources"),
+        (vec!["bench", "--plot", ""], "--plot"),
+    ] {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_hilbert"));
+        command.args(&args).current_dir(&here.0);
+        let out = command.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(&format!("for '{flag} <")) && stderr.contains("an empty path"),
+            "{args:?}: {stderr}"
+        );
+    }
+    // Nothing was written where the commands ran.
+    assert_eq!(std::fs::read_dir(&here.0).unwrap().count(), 0);
+}
