@@ -168,6 +168,7 @@ fn proof_path(out: &str, network: &str) -> String {
 fn keep_proof(
     out: &str,
     c: &obligations::NetworkCertificate,
+    written: &[u8],
     theorems: &[Theorem],
     mine: &[usize],
     admitted: bool,
@@ -186,9 +187,13 @@ fn keep_proof(
             Err(e) => Err(format!("cannot remove the stale `{path}`: {e}")),
         };
     }
-    // Only the key: the theorems, statements, counts and verdicts of a reused network come
-    // from the sources and the kernel's check of the kept certificate, never from this file.
-    let kept = serde_json::json!({ "key": cert::hex(&c.key) });
+    // Only the key and the digest of the certificate it names: the theorems, statements,
+    // counts and verdicts of a reused network come from the sources and the kernel's check of
+    // the kept certificate, never from this file.
+    let kept = serde_json::json!({
+        "key": cert::hex(&c.key),
+        "certificate": cert::hex(&cert::sha256(written)),
+    });
     write_atomically(&path, kept.to_string().as_bytes()).map(|_| ())
 }
 
@@ -196,22 +201,50 @@ fn keep_proof(
 /// frontend reuses it only if the kernel admits it again against this build's sources
 /// (`obligations::prove_reusing`). Anything missing, unreadable or under another key is no
 /// proof, and the network is explored.
-fn reused(out: &str, network: &str, key: &[u8; 32]) -> Option<Vec<u8>> {
+fn reused(out: &str, network: &str, key: &[u8; 32], stale: &Stale) -> Option<Vec<u8>> {
     use hilbert_frontend::input;
     let path = proof_path(out, network);
-    let text = input::read_regular(std::path::Path::new(&path), &path, 16 << 20).ok()?;
-    let kept: serde_json::Value = serde_json::from_slice(&text).ok()?;
+    let say = |why: String| {
+        stale.borrow_mut().push((network.to_string(), why));
+        None
+    };
+    let text = match input::read_regular(std::path::Path::new(&path), &path, 16 << 20) {
+        Ok(text) => text,
+        Err(input::InputError::Io { .. }) if !std::path::Path::new(&path).exists() => {
+            return None;
+        }
+        Err(e) => return say(format!("its proof file cannot be read ({e})")),
+    };
+    let Ok(kept) = serde_json::from_slice::<serde_json::Value>(&text) else {
+        return say(format!("`{path}` is damaged (not JSON)"));
+    };
+    // Another key: the sources changed since, which is no damage.
     if kept["key"].as_str()? != cert::hex(key) {
         return None;
     }
+    let Some(named) = kept["certificate"].as_str() else {
+        return say(format!("`{path}` names no certificate digest"));
+    };
     let cert_path = format!("{}/{network}.cert", out.trim_end_matches('/'));
-    input::read_regular(
+    let bytes = match input::read_regular(
         std::path::Path::new(&cert_path),
         &cert_path,
         input::CERTIFICATE_CAP,
-    )
-    .ok()
+    ) {
+        Ok(bytes) => bytes,
+        Err(e) => return say(format!("its certificate cannot be read ({e})")),
+    };
+    if cert::hex(&cert::sha256(&bytes)) != named {
+        return say(format!(
+            "`{cert_path}` is not the certificate its proof file names (damaged, or written by another build)"
+        ));
+    }
+    Some(bytes)
 }
+
+/// The networks whose kept proof a build found stale, and why: said on standard error, and
+/// explored again.
+type Stale = std::cell::RefCell<Vec<(String, String)>>;
 
 fn write_atomically(path: &str, bytes: &[u8]) -> Result<Vec<u8>, String> {
     let tmp = format!("{path}.tmp-{}", std::process::id());
@@ -323,17 +356,24 @@ fn kernel(proofs: &Proofs, out: &str, ir: Option<&Ir>) -> Result<KernelWords, St
         }
         // A reused certificate was read from `path` and admitted by the kernel against these
         // sources while proving; any other is written, read back and checked now.
-        let (report, kernel_seconds, kernel_peak_bytes) = match &c.reused {
-            Some(r) => (r.report.clone(), r.seconds, r.peak_bytes),
+        let (report, kernel_seconds, kernel_peak_bytes, written) = match &c.reused {
+            Some(r) => (r.report.clone(), r.seconds, r.peak_bytes, Vec::new()),
             None => {
                 let phase = hilbert_prover::memory::Phase::begin();
                 let clock = Instant::now();
                 let written = write_atomically(&path, &c.bytes)?;
                 let report = hilbert_kernel::check::check(&written, Some(&expected));
-                (report, clock.elapsed().as_secs_f64(), phase.end())
+                (report, clock.elapsed().as_secs_f64(), phase.end(), written)
             }
         };
-        keep_proof(out, c, &proofs.theorems, &mine, report.admitted.is_some())?;
+        keep_proof(
+            out,
+            c,
+            &written,
+            &proofs.theorems,
+            &mine,
+            report.admitted.is_some(),
+        )?;
         tokens.extend(report.admitted.clone());
         let verdict = report.obligations.iter().find(|(n, _)| *n == c.frame);
         let word = match (&report.invalid, verdict) {
@@ -475,6 +515,7 @@ pub fn run(args: &Args) -> u8 {
         .map(|i| source_digest(&i.path, &i.sha256))
         .collect();
     let progress = Progress::start();
+    let stale = Stale::default();
     let proofs = match &checked.ir {
         Some(ir) if !checked.has_errors() => obligations::prove_reusing(
             ir,
@@ -487,13 +528,21 @@ pub fn run(args: &Args) -> u8 {
                 if args.fresh {
                     None
                 } else {
-                    reused(&args.out, name, key)
+                    reused(&args.out, name, key, &stale)
                 }
             },
         ),
         _ => Proofs::default(),
     };
     drop(progress);
+    let mut stale = stale.into_inner();
+    stale.extend(proofs.stale.iter().cloned());
+    for (network, why) in &stale {
+        eprintln!(
+            "note: the kept proof of `{network}` in `{}` is stale: {why}; the network was explored again",
+            args.out
+        );
+    }
     if let Some(dir) = &args.emit_smt {
         // The queries proving asked (ranking functions), beside the checks' queries.
         for q in &proofs.smt {

@@ -500,3 +500,104 @@ fn an_empty_path_is_a_usage_error() {
     // Nothing was written where the commands ran.
     assert_eq!(std::fs::read_dir(&here.0).unwrap().count(), 0);
 }
+
+/// Builds `p` into `out` with `--format json`: the exit code, the report and standard error.
+fn build_json(p: &TempDir, out: &str) -> (Option<i32>, serde_json::Value, String) {
+    let run = run_within(
+        &["build", &p.path(), "--out", out, "--format", "json"],
+        Duration::from_secs(60),
+    );
+    let json = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}{}", run.stdout, run.stderr));
+    (run.code, json, run.stderr)
+}
+
+#[test]
+fn a_damaged_cache_is_a_stale_cache() {
+    // Issue 32, items 4 and 6: a kept certificate truncated, flipped or of another project, or
+    // a kept proof file with absurd numbers, is never a verdict nor a panic: the network is
+    // explored again, the build says the cache was stale, and the next build reuses it again.
+    let p = project();
+    let other = TempDir::with_files(&[
+        ("Operator.ha", common::CLEAN_AGENT.as_bytes()),
+        (
+            "Line.hk",
+            b"plan Produce() : Operator \xe2\x89\x94 believe made(1) ; believe made(3)\n",
+        ),
+    ]);
+    let (out, elsewhere) = (p.join("out"), other.join("out"));
+    assert_eq!(build_json(&other, &elsewhere).0, Some(0));
+    assert_eq!(build_json(&p, &out).0, Some(0));
+    let cert = format!("{out}/Operator.Work.cert");
+    let kept = format!("{out}/Operator.Work.proof.json");
+    let good = std::fs::read(&cert).unwrap();
+    let proof = std::fs::read_to_string(&kept).unwrap();
+    let mut flipped = good.clone();
+    flipped[good.len() / 2] ^= 1;
+    let huge = proof.replacen(
+        '{',
+        r#"{"states": 18446744073709551615, "transitions": -1e300, "#,
+        1,
+    );
+    let reused = |report: &serde_json::Value| report["stats"]["networks"][0]["reused"].clone();
+    type Damage = (&'static str, Vec<u8>, Option<String>);
+    let damages: Vec<Damage> = vec![
+        ("truncated", good[..good.len() / 3].to_vec(), None),
+        ("flipped", flipped, None),
+        (
+            "of another project",
+            std::fs::read(format!("{elsewhere}/Operator.Work.cert")).unwrap(),
+            None,
+        ),
+        ("absent", Vec::new(), None),
+        (
+            "proof file not JSON",
+            good.clone(),
+            Some("{\"key\": \"".into()),
+        ),
+        (
+            "proof file of numbers",
+            good.clone(),
+            Some(r#"{"key": 1e999, "certificate": 18446744073709551616}"#.into()),
+        ),
+        (
+            "proof file naming no certificate",
+            good.clone(),
+            Some(proof.replace("\"certificate\"", "\"cert\"")),
+        ),
+    ];
+    for (what, bytes, proof_text) in damages {
+        if what == "absent" {
+            std::fs::remove_file(&cert).unwrap();
+        } else {
+            std::fs::write(&cert, &bytes).unwrap();
+        }
+        std::fs::write(&kept, proof_text.as_deref().unwrap_or(&proof)).unwrap();
+        let (code, report, stderr) = build_json(&p, &out);
+        assert_eq!(code, Some(0), "{what}: {report}\n{stderr}");
+        assert_eq!(report["admitted"], true, "{what}: {report}");
+        assert_eq!(reused(&report), false, "{what}: {report}");
+        assert!(
+            stderr.contains("note: the kept proof of `Operator.Work`")
+                && stderr.contains("stale")
+                && stderr.contains("explored again"),
+            "{what}: {stderr}"
+        );
+        // Repaired: the next build reuses it, and says nothing of a stale cache.
+        let (code, report, stderr) = build_json(&p, &out);
+        assert_eq!(
+            (code, reused(&report)),
+            (Some(0), true.into()),
+            "{what}: {report}"
+        );
+        assert!(!stderr.contains("stale"), "{what}: {stderr}");
+    }
+    // Numbers a kept proof file holds beside what it names are read by nobody.
+    std::fs::write(&kept, &huge).unwrap();
+    let (code, report, stderr) = build_json(&p, &out);
+    assert_eq!(
+        (code, reused(&report)),
+        (Some(0), true.into()),
+        "{report}\n{stderr}"
+    );
+}

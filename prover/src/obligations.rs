@@ -236,6 +236,9 @@ pub struct Proofs {
     pub explore_seconds: f64,
     /// Seconds spent writing certificates (tables, ranks, release witnesses, encoding).
     pub certify_seconds: f64,
+    /// The networks whose kept certificate the kernel refused against these sources (a stale
+    /// cache: damaged, or of another build), and why; each was explored again.
+    pub stale: Vec<(String, String)>,
 }
 
 fn lower_camel(name: &str) -> String {
@@ -623,9 +626,17 @@ pub fn prove_reusing(
                 &desires,
                 &slice.agents[slice.networks[0].agent.0 as usize],
             );
-            if let Some(earlier) = reuse(&network, &key)
-                .and_then(|bytes| admitted_again(bytes, &slice, &sources_of_net, specs.len()))
-            {
+            let kept = reuse(&network, &key);
+            let found = kept.is_some();
+            let again =
+                kept.and_then(|bytes| admitted_again(bytes, &slice, &sources_of_net, specs.len()));
+            if found && again.is_none() {
+                proofs.stale.push((
+                    network.clone(),
+                    "the kernel did not admit its certificate against these sources".into(),
+                ));
+            }
+            if let Some(earlier) = again {
                 let (states, transitions) = earlier.scene;
                 for spec in &specs {
                     proofs.theorems.push(Theorem {
