@@ -846,7 +846,7 @@ fn write_scaling_plots(dir: &Path, lines: &[ScalingLine]) -> Result<(), String> 
     ] {
         let svg = plot::chart(title, "N", y, &s, Scale::LogLog);
         let path = dir.join(file);
-        std::fs::write(&path, svg)
+        crate::output::write_whole(&path, svg)
             .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
     }
     Ok(())
@@ -975,7 +975,7 @@ fn write_plots(dir: &Path, lines: &[Line], jobs: usize) -> Result<(), String> {
     for (file, title, y, s) in charts {
         let svg = plot::line_chart(title, "N", y, &s);
         let path = dir.join(file);
-        std::fs::write(&path, svg)
+        crate::output::write_whole(&path, svg)
             .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
     }
     // Against states: the verdict's cost by phase, and Spin's full search beside it.
@@ -1026,7 +1026,7 @@ fn write_plots(dir: &Path, lines: &[Line], jobs: usize) -> Result<(), String> {
     ] {
         let svg = plot::line_chart(title, "states", y, &s);
         let path = dir.join(file);
-        std::fs::write(&path, svg)
+        crate::output::write_whole(&path, svg)
             .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
     }
     Ok(())

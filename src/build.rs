@@ -101,8 +101,8 @@ fn write_traces(
                 TraceFormat::Svg => (crate::trace::svg(t, cex), "svg"),
                 TraceFormat::Dot => (crate::trace::dot(t, cex), "dot"),
             };
-            std::fs::write(
-                dir.join(format!("{}.{ext}", crate::trace::file_stem(t))),
+            output::write_whole(
+                &dir.join(format!("{}.{ext}", crate::trace::file_stem(t))),
                 text,
             )?;
         }
@@ -144,8 +144,8 @@ fn emit_values(dir: &std::path::Path, ir: &hilbert_certificates::ir::Ir) -> std:
             .chars()
             .map(|c| if c.is_alphanumeric() { c } else { '_' })
             .collect();
-        std::fs::write(
-            dir.join(format!("{name}.values.txt")),
+        output::write_whole(
+            &dir.join(format!("{name}.values.txt")),
             hilbert_frontend::listing::values_listing(a),
         )?;
     }
@@ -246,8 +246,46 @@ fn reused(out: &str, network: &str, key: &[u8; 32], stale: &Stale) -> Option<Vec
 /// explored again.
 type Stale = std::cell::RefCell<Vec<(String, String)>>;
 
+/// Removes the temporaries of certificates and kept proof files that a build killed while
+/// writing them left in `out` (`<name>.cert.tmp-PID`, `<name>.proof.json.tmp-PID`): those of a
+/// process that is no more. A live process's may be a concurrent build's and stays; where no
+/// `/proc` says which processes live, one is stale after a day. Best effort: what cannot be
+/// removed stays.
+fn remove_stale_temporaries(out: &str) {
+    let Ok(entries) = std::fs::read_dir(out) else {
+        return;
+    };
+    let proc = std::path::Path::new("/proc/self").exists();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some((stem, pid)) = name.to_str().and_then(|n| n.rsplit_once(TMP)) else {
+            continue;
+        };
+        let ours = stem.ends_with(".cert") || stem.ends_with(".proof.json");
+        if !ours || pid.is_empty() || !pid.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let stale = if proc {
+            !std::path::Path::new("/proc").join(pid).exists()
+        } else {
+            entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age.as_secs() > 24 * 3600)
+        };
+        if stale {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// The suffix of a temporary file [`write_atomically`] writes, before the writer's process id.
+const TMP: &str = ".tmp-";
+
 fn write_atomically(path: &str, bytes: &[u8]) -> Result<Vec<u8>, String> {
-    let tmp = format!("{path}.tmp-{}", std::process::id());
+    let tmp = format!("{path}{TMP}{}", std::process::id());
     let result = std::fs::write(&tmp, bytes)
         .map_err(|e| format!("cannot write `{path}`: {e}"))
         .and_then(|()| std::fs::read(&tmp).map_err(|e| format!("cannot read `{tmp}` back: {e}")))
@@ -303,6 +341,7 @@ const TRUNCATED: &str = "the certificate lists only the states explored before a
 /// cover every network of that IR.
 fn kernel(proofs: &Proofs, out: &str, ir: Option<&Ir>) -> Result<KernelWords, String> {
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create `{out}`: {e}"))?;
+    remove_stale_temporaries(out);
     let started = Instant::now();
     let mut words: Vec<Option<KernelWord>> = vec![None; proofs.theorems.len()];
     let mut frames = Vec::new();
@@ -547,7 +586,7 @@ pub fn run(args: &Args) -> u8 {
         // The queries proving asked (ranking functions), beside the checks' queries.
         for q in &proofs.smt {
             let path = std::path::Path::new(dir).join(format!("{}.smt2", q.name));
-            if let Err(e) = std::fs::write(&path, q.file_text()) {
+            if let Err(e) = output::write_whole(&path, q.file_text()) {
                 return output::fail(
                     output::Kind::Output,
                     &format!("cannot write `{}`: {e}", path.display()),

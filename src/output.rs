@@ -26,6 +26,14 @@ pub fn path_arg(text: &str) -> Result<String, String> {
     Ok(text.to_string())
 }
 
+/// Writes a whole output file, or none: a write that fails (a full disk) removes what it began,
+/// so no torn or empty file is left where a reader expects a whole one.
+pub fn write_whole(path: &std::path::Path, bytes: impl AsRef<[u8]>) -> std::io::Result<()> {
+    std::fs::write(path, bytes).inspect_err(|_| {
+        let _ = std::fs::remove_file(path);
+    })
+}
+
 /// Says whether errors are to be written as JSON on standard output too.
 pub fn set_json(json: bool) {
     JSON.store(json, Ordering::Relaxed);

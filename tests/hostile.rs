@@ -601,3 +601,65 @@ fn a_damaged_cache_is_a_stale_cache() {
         "{report}\n{stderr}"
     );
 }
+
+#[test]
+fn stale_temporaries_are_cleaned_and_partial_outputs_removed() {
+    // Issue 32, item 5: a build killed while writing a certificate left `*.cert.tmp-PID` (4–29
+    // MB) that no later build removed; a full disk under --trace-svg left a 0-byte `.svg`.
+    let p = project();
+    let out = p.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    // Process 4194305 is past Linux's largest pid: nobody. The test's own process is alive, so
+    // its temporary may be a concurrent build's and stays.
+    let dead = p.0.join("out/Operator.Work.cert.tmp-4194305");
+    let dead_proof = p.0.join("out/Operator.Work.proof.json.tmp-4194305");
+    let alive =
+        p.0.join(format!("out/Operator.Work.cert.tmp-{}", std::process::id()));
+    let mine = p.0.join("out/notes.tmp-4194305");
+    for f in [&dead, &dead_proof, &alive, &mine] {
+        std::fs::write(f, b"torn").unwrap();
+    }
+    let run = run_within(
+        &["build", &p.path(), "--out", &out],
+        Duration::from_secs(60),
+    );
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    assert!(
+        !dead.exists() && !dead_proof.exists(),
+        "stale temporaries stay"
+    );
+    assert!(alive.exists(), "a live process's temporary was removed");
+    assert!(mine.exists(), "a file the build does not write was removed");
+    // A picture that cannot be written whole is not left behind (`/dev/full` stands in for a
+    // full disk: every write to it fails for want of space).
+    let refuted = TempDir::with_files(&[
+        ("Operator.ha", common::CLEAN_AGENT.as_bytes()),
+        (
+            "Line.hk",
+            "plan Produce() : Operator ≔ believe made(1)\n".as_bytes(),
+        ),
+    ]);
+    let traces = refuted.join("traces");
+    std::fs::create_dir_all(&traces).unwrap();
+    let full = refuted
+        .0
+        .join("traces/Operator.Work.Work_live_Produced.svg");
+    symlink("/dev/full", &full);
+    let run = run_within(
+        &[
+            "build",
+            &refuted.path(),
+            "--out",
+            &refuted.join("out"),
+            "--trace-svg",
+            &traces,
+        ],
+        Duration::from_secs(60),
+    );
+    assert_eq!(run.code, Some(2), "{}{}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("No space left"), "{}", run.stderr);
+    assert!(
+        std::fs::symlink_metadata(&full).is_err(),
+        "the partial picture stays"
+    );
+}

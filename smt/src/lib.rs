@@ -328,7 +328,11 @@ impl Log {
     pub fn write(&self, dir: &std::path::Path) -> std::io::Result<usize> {
         std::fs::create_dir_all(dir)?;
         for q in &self.queries {
-            std::fs::write(dir.join(format!("{}.smt2", q.name)), q.file_text())?;
+            // A file that cannot be written whole (a full disk) is not left torn.
+            let path = dir.join(format!("{}.smt2", q.name));
+            std::fs::write(&path, q.file_text()).inspect_err(|_| {
+                let _ = std::fs::remove_file(&path);
+            })?;
         }
         Ok(self.queries.len())
     }
