@@ -6,7 +6,7 @@ use crate::check::{Color, Input, load_project};
 use crate::{Format, junit, output, sarif};
 use hilbert_certificates::cert::{self, SourceDigest};
 use hilbert_certificates::ir::Ir;
-use hilbert_frontend::render::{self, Summary};
+use hilbert_frontend::render::Summary;
 use hilbert_frontend::{Diagnostic, SourceMap};
 use hilbert_kernel::check::{Expected, Verdict, admit_build};
 use hilbert_prover::explore::Limits;
@@ -690,11 +690,7 @@ fn human(
     args: &Args,
 ) -> String {
     let color = args.color.enabled();
-    let mut text = String::new();
-    for d in diagnostics {
-        text.push_str(&render::render(d, sources, color));
-        text.push('\n');
-    }
+    let mut text = crate::check::render_capped(diagnostics, sources, color);
     if summary.errors > 0 {
         text.push_str(&summary.render(args.deny_warnings, color));
         return text;

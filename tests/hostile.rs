@@ -663,3 +663,46 @@ fn stale_temporaries_are_cleaned_and_partial_outputs_removed() {
         "the partial picture stays"
     );
 }
+
+#[test]
+fn the_human_report_is_capped_and_says_how_much_more() {
+    // Issue 32, items 11 and 13: every one of 100,000 errors was printed, and a 10 MB atom
+    // gave a 20 MB message. The human report shows the first diagnostics and counts the rest;
+    // a line of a diagnostic is cut in its middle. JSON keeps everything.
+    let n = 3000;
+    let agents: String = (0..n)
+        .map(|i| format!("agent A{i}() : Agency {{ belief b(x: Nope) }}\n"))
+        .collect();
+    let p = TempDir::with_files(&[("A.ha", agents.as_bytes())]);
+    let json = run_within(
+        &["check", &p.path(), "--format", "json"],
+        Duration::from_secs(60),
+    );
+    let report: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let all = report["diagnostics"].as_array().unwrap().len();
+    assert!(all >= 2 * n, "{all}");
+    let run = run_within(&["check", &p.path()], Duration::from_secs(60));
+    assert_eq!(run.code, Some(1));
+    let shown =
+        run.stdout.matches("\n\nerror[").count() + run.stdout.matches("\n\nwarning[").count() + 1;
+    assert_eq!(shown, 500);
+    assert!(
+        run.stdout
+            .contains(&format!("… and {} more diagnostics not shown", all - shown)),
+        "{}",
+        &run.stdout[run.stdout.len().saturating_sub(600)..]
+    );
+    assert!(run.stdout.contains(&format!("error: {} errors", 2 * n)));
+    // One huge line.
+    let long = "x".repeat(1 << 20);
+    let agent = format!("agent A() : Agency {{ belief b(x: {long}) }}\n");
+    let p = TempDir::with_files(&[("A.ha", agent.as_bytes())]);
+    let run = run_within(&["check", &p.path()], Duration::from_secs(60));
+    assert_eq!(run.code, Some(1));
+    assert!(run.stdout.len() < 64 << 10, "{} bytes", run.stdout.len());
+    assert!(
+        run.stdout.contains("characters not shown"),
+        "{}",
+        run.stdout
+    );
+}
