@@ -327,7 +327,11 @@ pub fn run(args: &RunArgs) -> u8 {
             }
             // A scenario is a JSON object: serde would also read a struct from an array (`[]`
             // was a scenario of defaults).
-            Ok(text) => match serde_json::from_str::<serde_json::Value>(&text).and_then(|v| {
+            // A byte order mark an editor put before the object is no part of it.
+            Ok(text) => match serde_json::from_str::<serde_json::Value>(
+                text.strip_prefix('\u{feff}').unwrap_or(&text),
+            )
+            .and_then(|v| {
                 if v.is_object() {
                     serde_json::from_value::<Scenario>(v)
                 } else {
@@ -506,11 +510,7 @@ pub fn run(args: &RunArgs) -> u8 {
     let journal = match journal_file.map(PendingJournal::start).transpose() {
         Ok(j) => j,
         Err(e) => {
-            return output::fail(
-                output::Kind::Output,
-                &e,
-                "choose a writable path for --journal",
-            );
+            return write_failed(&e);
         }
     };
     let mut out = Streams {
@@ -535,11 +535,7 @@ pub fn run(args: &RunArgs) -> u8 {
     }
     if let Err(e) = out.journal(&header_line) {
         drop(out);
-        return output::fail(
-            output::Kind::Output,
-            &e,
-            "choose a writable path for --journal",
-        );
+        return write_failed(&e);
     }
     out.show(&preface);
     // SIGINT stops the run between rounds (a second one ends the process at once).
@@ -607,11 +603,7 @@ pub fn run(args: &RunArgs) -> u8 {
         Err(e) => {
             // What was shown goes out first, so the error is the last line.
             drop(out);
-            return output::fail(
-                output::Kind::Output,
-                &e,
-                "choose a writable path for --journal",
-            );
+            return write_failed(&e);
         }
         Ok(hilbert_runtime::Ended::Finished { .. }) => 0,
         Ok(hilbert_runtime::Ended::Stopped { rounds }) => {
@@ -625,11 +617,7 @@ pub fn run(args: &RunArgs) -> u8 {
             let line = serde_json::to_string(&stop).unwrap_or_default() + "\n";
             if let Err(e) = out.journal(&line) {
                 drop(out);
-                return output::fail(
-                    output::Kind::Output,
-                    &e,
-                    "choose a writable path for --journal",
-                );
+                return write_failed(&e);
             }
             let (rs, es) = (
                 if rounds == 1 { "" } else { "s" },
@@ -648,11 +636,7 @@ pub fn run(args: &RunArgs) -> u8 {
                 None => EXIT_INTERRUPTED,
                 Some(why) => {
                     if let Err(e) = out.finish() {
-                        return output::fail(
-                            output::Kind::Output,
-                            &e,
-                            "choose a writable path for --journal",
-                        );
+                        return write_failed(&e);
                     }
                     // A resource bound passed (exit code 2), said on standard error; the
                     // journal and the trace already end with it.
@@ -668,13 +652,21 @@ pub fn run(args: &RunArgs) -> u8 {
         }
     };
     if let Err(e) = out.finish() {
-        return output::fail(
-            output::Kind::Output,
-            &e,
-            "choose a writable path for --journal",
-        );
+        return write_failed(&e);
     }
     code
+}
+
+/// A run's output that could not be written (`e` says which: the journal or standard output),
+/// with the hint for that one: `run > /dev/full` with no journal was told to choose a path for
+/// --journal.
+fn write_failed(e: &str) -> u8 {
+    let hint = if e.starts_with("cannot write standard output") {
+        "send standard output where it can be written (a file with space, a pipe), or give --journal FILE and discard the trace"
+    } else {
+        "choose a writable path for --journal"
+    };
+    output::fail(output::Kind::Output, e, hint)
 }
 
 /// The help for a run that cannot start, by what is wrong.

@@ -501,6 +501,19 @@ fn an_empty_path_is_a_usage_error() {
     assert_eq!(std::fs::read_dir(&here.0).unwrap().count(), 0);
 }
 
+/// Runs `hilbert ARGS` (within a minute) and asserts its exit code.
+fn ran(args: &[&str], code: i32) -> common::Bounded {
+    let run = run_within(args, Duration::from_secs(60));
+    assert_eq!(
+        run.code,
+        Some(code),
+        "{args:?}: {}{}",
+        run.stdout,
+        run.stderr
+    );
+    run
+}
+
 /// Builds `p` into `out` with `--format json`: the exit code, the report and standard error.
 fn build_json(p: &TempDir, out: &str) -> (Option<i32>, serde_json::Value, String) {
     let run = run_within(
@@ -645,18 +658,18 @@ fn stale_temporaries_are_cleaned_and_partial_outputs_removed() {
         .0
         .join("traces/Operator.Work.Work_live_Produced.svg");
     symlink("/dev/full", &full);
-    let run = run_within(
+    let out = refuted.join("out");
+    let run = ran(
         &[
             "build",
             &refuted.path(),
             "--out",
-            &refuted.join("out"),
+            &out,
             "--trace-svg",
             &traces,
         ],
-        Duration::from_secs(60),
+        2,
     );
-    assert_eq!(run.code, Some(2), "{}{}", run.stdout, run.stderr);
     assert!(run.stderr.contains("No space left"), "{}", run.stderr);
     assert!(
         std::fs::symlink_metadata(&full).is_err(),
@@ -704,5 +717,72 @@ fn the_human_report_is_capped_and_says_how_much_more() {
         run.stdout.contains("characters not shown"),
         "{}",
         run.stdout
+    );
+}
+
+#[test]
+fn cr_line_endings_and_a_byte_order_mark_are_read_as_text() {
+    // Issue 32, item 13: CR-only line endings gave "HA0010 this file is empty" (a comment ran
+    // to the end of the file), a UTF-8 byte order mark HA0001 with a hint about operators, and
+    // one before a scenario or a journal "expected value at line 1 column 1".
+    let agent = format!("-- the operator\n{}", common::CLEAN_AGENT);
+    let cr = agent.replace('\n', "\r");
+    let bom = format!("\u{feff}{agent}");
+    for (what, text) in [("CR", cr.clone()), ("BOM", bom)] {
+        let p = TempDir::with_files(&[
+            ("Operator.ha", text.as_bytes()),
+            ("Line.hk", common::CLEAN_PLAN.as_bytes()),
+        ]);
+        let run = run_within(&["check", &p.path()], SMALL);
+        assert_eq!(run.code, Some(0), "{what}: {}{}", run.stdout, run.stderr);
+    }
+    // An error in a CR-only file is on its line.
+    let broken = cr.replace("n < 3", "n < nope");
+    let p = TempDir::with_files(&[
+        ("Operator.ha", broken.as_bytes()),
+        ("Line.hk", common::CLEAN_PLAN.as_bytes()),
+    ]);
+    let run = run_within(&["check", &p.path()], SMALL);
+    assert_eq!(run.code, Some(1), "{}", run.stdout);
+    assert!(run.stdout.contains("Operator.ha:10:"), "{}", run.stdout);
+    // A scenario and a journal that begin with a byte order mark.
+    let p = project();
+    std::fs::write(p.0.join("s.json"), "\u{feff}{\"cycles\": 3}").unwrap();
+    let journal = p.join("j.jsonl");
+    let scenario = p.join("s.json");
+    let agent = ["run", &p.path(), "--agent", "Operator"];
+    ran(
+        &[
+            &agent[..],
+            &["--scenario", &scenario, "--journal", &journal],
+        ]
+        .concat(),
+        0,
+    );
+    let text = std::fs::read_to_string(&journal).unwrap();
+    std::fs::write(&journal, format!("\u{feff}{text}")).unwrap();
+    ran(&["replay", &journal], 0);
+}
+
+#[test]
+fn a_full_standard_output_is_named_as_such() {
+    // Issue 32, item 13: `run > /dev/full` hinted "choose a writable path for --journal" though
+    // no journal was given.
+    let p = project();
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_hilbert"))
+        .args(["run", &p.path(), "--agent", "Operator"])
+        .stdout(full)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("cannot write standard output"), "{stderr}");
+    assert!(
+        !stderr.contains("choose a writable path for --journal"),
+        "{stderr}"
     );
 }

@@ -274,7 +274,9 @@ impl<R: BufRead> Reader<R> {
                 reason: "the journal is empty".into(),
             });
         };
-        let header: Header = serde_json::from_str(&first).map_err(|e| JournalError {
+        // A byte order mark an editor put before the header is no part of it.
+        let first = first.strip_prefix('\u{feff}').unwrap_or(&first);
+        let header: Header = serde_json::from_str(first).map_err(|e| JournalError {
             line: reader.line,
             reason: format!("not a journal header: {e}"),
         })?;
