@@ -538,25 +538,31 @@ pub fn run(args: &RunArgs) -> u8 {
         return write_failed(&e);
     }
     out.show(&preface);
-    // SIGINT stops the run between rounds (a second one ends the process at once).
+    // SIGINT, SIGTERM and SIGHUP stop the run between rounds (a second one ends the process at
+    // once); `caught` says which.
     let interrupted = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    for register in [
-        signal_hook::flag::register_conditional_shutdown(
-            signal_hook::consts::SIGINT,
-            130,
-            interrupted.clone(),
-        ),
-        signal_hook::flag::register(signal_hook::consts::SIGINT, interrupted.clone()),
-    ] {
-        if let Err(e) = register {
-            drop(out);
-            return output::fail(
-                output::Kind::System,
-                &format!("cannot handle SIGINT: {e}"),
-                "",
-            );
+    let caught = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    for signal in STOPPING {
+        for register in [
+            signal_hook::flag::register_conditional_shutdown(
+                signal,
+                128 + signal,
+                interrupted.clone(),
+            ),
+            signal_hook::flag::register_usize(signal, caught.clone(), signal as usize),
+            signal_hook::flag::register(signal, interrupted.clone()),
+        ] {
+            if let Err(e) = register {
+                drop(out);
+                return output::fail(
+                    output::Kind::System,
+                    &format!("cannot handle {}: {e}", signal_name(signal)),
+                    "",
+                );
+            }
         }
     }
+    let signal = || signal_name(caught.load(std::sync::atomic::Ordering::Relaxed) as i32);
     let several = args.agent.len() > 1;
     let mut entries = 0u64;
     // The run's bounds, checked between rounds like SIGINT: which one stopped it, if one did.
@@ -611,7 +617,7 @@ pub fn run(args: &RunArgs) -> u8 {
             let stop = journal::Interrupted {
                 interrupted: journal::Stop {
                     rounds,
-                    reason: passed.clone().unwrap_or_else(|| "SIGINT".into()),
+                    reason: passed.clone().unwrap_or_else(|| signal().into()),
                 },
             };
             let line = serde_json::to_string(&stop).unwrap_or_default() + "\n";
@@ -626,14 +632,16 @@ pub fn run(args: &RunArgs) -> u8 {
             match (args.format, &passed) {
                 (TraceFormat::Json, _) => out.show(&line),
                 (TraceFormat::Human, None) => out.show(&format!(
-                    "interrupted (SIGINT) after {rounds} round{rs} and {entries} entr{es}; the journal replays up to here\n",
+                    "interrupted ({}) after {rounds} round{rs} and {entries} entr{es}; the journal replays up to here\n",
+                    signal()
                 )),
                 (TraceFormat::Human, Some(why)) => out.show(&format!(
                     "stopped: the run passed {why}, after {rounds} round{rs} and {entries} entr{es}; the journal replays up to here\n",
                 )),
             }
             match passed {
-                None => EXIT_INTERRUPTED,
+                None => u8::try_from(128 + caught.load(std::sync::atomic::Ordering::Relaxed))
+                    .unwrap_or(EXIT_INTERRUPTED),
                 Some(why) => {
                     if let Err(e) = out.finish() {
                         return write_failed(&e);
@@ -705,8 +713,29 @@ fn relative(path: &Path, dir: &Path) -> String {
         .into_owned()
 }
 
-/// The exit code of a run stopped by SIGINT (128 + the signal's number, as shells report it).
+/// The exit code of a run stopped by SIGINT (128 + the signal's number, as shells report it;
+/// SIGTERM's is 143, SIGHUP's 129).
 pub const EXIT_INTERRUPTED: u8 = 130;
+
+/// The signals that stop a run between rounds, its journal whole up to there.
+const STOPPING: [i32; 3] = [
+    signal_hook::consts::SIGINT,
+    signal_hook::consts::SIGTERM,
+    signal_hook::consts::SIGHUP,
+];
+
+/// A stopping signal's name (`SIGINT` when none was caught).
+fn signal_name(signal: i32) -> &'static str {
+    match signal {
+        signal_hook::consts::SIGTERM => "SIGTERM",
+        signal_hook::consts::SIGHUP => "SIGHUP",
+        _ => "SIGINT",
+    }
+}
+
+/// The exit code of a replay whose journal ends early: no interruption line ends it, and every
+/// entry it holds matched (the run that wrote it was killed, or its disk filled).
+pub const EXIT_ENDS_EARLY: u8 = 3;
 
 /// The `--journal` file, opened (and created if it was missing) before anything runs, so that a
 /// path that cannot be written is said at once; a run refused before it starts removes a file
@@ -1025,7 +1054,9 @@ pub fn replay(args: &ReplayArgs) -> u8 {
         &mut |again: Entry| -> Result<(), Outcome> {
             let line = recorded.line();
             match ahead.take() {
-                None | Some(Ok(journal::Line::Interrupted(_))) => {
+                None => return Err(Outcome::EndsEarly),
+                Some(Err(e)) if recorded.torn() => return Err(Outcome::Torn(e)),
+                Some(Ok(journal::Line::Interrupted(_))) => {
                     return Err(Outcome::Mismatch(format!(
                         "mismatch: the journal has {matched} entries, the replay more:\n  replayed: {}\n",
                         serde_json::to_string(&again).unwrap_or_default()
@@ -1051,11 +1082,23 @@ pub fn replay(args: &ReplayArgs) -> u8 {
             Ok(())
         },
     );
+    let early = |torn: Option<journal::JournalError>| {
+        let how = match torn {
+            Some(e) => format!("its last line, {}, is torn ({})", e.line, e.reason),
+            None => "no interruption line ends it".into(),
+        };
+        output::stdout(&format!(
+            "the journal ends early, after {matched} matching entries: {how}; the run that wrote it was cut short (killed, or its disk filled), and every entry it holds matched\n"
+        ));
+        EXIT_ENDS_EARLY
+    };
     match ended {
         Err(Outcome::Mismatch(text)) => {
             output::stdout(&text);
             return 1;
         }
+        Err(Outcome::EndsEarly) => return early(None),
+        Err(Outcome::Torn(e)) => return early(Some(e)),
         Err(Outcome::Malformed(e)) => return malformed(e),
         Ok(_) => {}
     }
@@ -1090,6 +1133,7 @@ pub fn replay(args: &ReplayArgs) -> u8 {
             ));
             1
         }
+        Some(Err(e)) if recorded.torn() => early(Some(e)),
         Some(Err(e)) => malformed(e),
     }
 }
@@ -1098,6 +1142,10 @@ pub fn replay(args: &ReplayArgs) -> u8 {
 enum Outcome {
     /// An entry differs, or one side has more: the message.
     Mismatch(String),
+    /// The journal ended, with no interruption line, where the replay goes on.
+    EndsEarly,
+    /// The journal's last line is cut short (no line end), where the replay goes on.
+    Torn(journal::JournalError),
     /// A recorded line does not read.
     Malformed(journal::JournalError),
 }
