@@ -514,12 +514,15 @@ fn ran(args: &[&str], code: i32) -> common::Bounded {
     run
 }
 
-/// Builds `p` into `out` with `--format json`: the exit code, the report and standard error.
-fn build_json(p: &TempDir, out: &str) -> (Option<i32>, serde_json::Value, String) {
-    let run = run_within(
-        &["build", &p.path(), "--out", out, "--format", "json"],
-        Duration::from_secs(60),
-    );
+/// Builds `p` into `out` with `--format json` and `extra`: the exit code, the report and standard error.
+fn build_json(p: &TempDir, out: &str, extra: &[&str]) -> (Option<i32>, serde_json::Value, String) {
+    let path = p.path();
+    let args = [
+        &["build", &path, "--out", out, "--format", "json"][..],
+        extra,
+    ]
+    .concat();
+    let run = run_within(&args, Duration::from_secs(120));
     let json = serde_json::from_str(&run.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}{}", run.stdout, run.stderr));
     (run.code, json, run.stderr)
@@ -539,8 +542,8 @@ fn a_damaged_cache_is_a_stale_cache() {
         ),
     ]);
     let (out, elsewhere) = (p.join("out"), other.join("out"));
-    assert_eq!(build_json(&other, &elsewhere).0, Some(0));
-    assert_eq!(build_json(&p, &out).0, Some(0));
+    assert_eq!(build_json(&other, &elsewhere, &[]).0, Some(0));
+    assert_eq!(build_json(&p, &out, &[]).0, Some(0));
     let cert = format!("{out}/Operator.Work.cert");
     let kept = format!("{out}/Operator.Work.proof.json");
     let good = std::fs::read(&cert).unwrap();
@@ -586,7 +589,7 @@ fn a_damaged_cache_is_a_stale_cache() {
             std::fs::write(&cert, &bytes).unwrap();
         }
         std::fs::write(&kept, proof_text.as_deref().unwrap_or(&proof)).unwrap();
-        let (code, report, stderr) = build_json(&p, &out);
+        let (code, report, stderr) = build_json(&p, &out, &[]);
         assert_eq!(code, Some(0), "{what}: {report}\n{stderr}");
         assert_eq!(report["admitted"], true, "{what}: {report}");
         assert_eq!(reused(&report), false, "{what}: {report}");
@@ -597,7 +600,7 @@ fn a_damaged_cache_is_a_stale_cache() {
             "{what}: {stderr}"
         );
         // Repaired: the next build reuses it, and says nothing of a stale cache.
-        let (code, report, stderr) = build_json(&p, &out);
+        let (code, report, stderr) = build_json(&p, &out, &[]);
         assert_eq!(
             (code, reused(&report)),
             (Some(0), true.into()),
@@ -607,7 +610,7 @@ fn a_damaged_cache_is_a_stale_cache() {
     }
     // Numbers a kept proof file holds beside what it names are read by nobody.
     std::fs::write(&kept, &huge).unwrap();
-    let (code, report, stderr) = build_json(&p, &out);
+    let (code, report, stderr) = build_json(&p, &out, &[]);
     assert_eq!(
         (code, reused(&report)),
         (Some(0), true.into()),
@@ -785,4 +788,34 @@ fn a_full_standard_output_is_named_as_such() {
         !stderr.contains("choose a writable path for --journal"),
         "{stderr}"
     );
+}
+
+#[test]
+fn a_max_states_stop_is_reported_without_a_kernel_check() {
+    // Issue 32, item 10: a --max-states stop wrote the partial certificate and had the kernel
+    // check it, which refuses it as not closed only at its last state (10 M states: 19 s of
+    // search, then 288 s of kernel). Such a certificate is no longer written, as for
+    // --max-memory: the stop is reported at once.
+    let p = wide_project(24);
+    let out = p.join("out");
+    let (code, report, stderr) = build_json(&p, &out, &["--max-states", "5000"]);
+    assert_eq!(code, Some(2), "{report}\n{stderr}");
+    let network = &report["stats"]["networks"][0];
+    assert_eq!(network["certificate_written"], false, "{network}");
+    assert_eq!(network["kernel_seconds"], 0.0, "{network}");
+    assert!(!p.0.join("out/A.W.cert").exists());
+    for t in report["theorems"].as_array().unwrap() {
+        assert_eq!(t["status"], "unproved", "{t}");
+        assert!(
+            t["reason"].as_str().unwrap().contains("--max-states 5000"),
+            "{t}"
+        );
+        assert!(
+            t["kernel_reason"]
+                .as_str()
+                .unwrap()
+                .contains("no certificate was written"),
+            "{t}"
+        );
+    }
 }
