@@ -47,7 +47,7 @@ pub struct Args {
     #[arg(long)]
     peers: bool,
     /// Also run every row with one thread, and write the charts (SVG) to DIR.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_parser = crate::output::path_arg, value_name = "DIR")]
     plot: Option<String>,
     /// Explorer threads (0: all cores).
     #[arg(long, value_name = "N", default_value_t = 0)]
@@ -56,7 +56,7 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 50_000_000)]
     max_states: usize,
     /// Where the models are (default: `benchmarks/models` here, else the source tree's).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_parser = crate::output::path_arg, value_name = "DIR")]
     models: Option<String>,
     /// Internal: measure one row (`MODEL:N`) in this process and print it as JSON.
     #[arg(long, value_name = "MODEL:N", hide = true)]
@@ -846,7 +846,7 @@ fn write_scaling_plots(dir: &Path, lines: &[ScalingLine]) -> Result<(), String> 
     ] {
         let svg = plot::chart(title, "N", y, &s, Scale::LogLog);
         let path = dir.join(file);
-        std::fs::write(&path, svg)
+        crate::output::write_whole(&path, svg)
             .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
     }
     Ok(())
@@ -975,7 +975,7 @@ fn write_plots(dir: &Path, lines: &[Line], jobs: usize) -> Result<(), String> {
     for (file, title, y, s) in charts {
         let svg = plot::line_chart(title, "N", y, &s);
         let path = dir.join(file);
-        std::fs::write(&path, svg)
+        crate::output::write_whole(&path, svg)
             .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
     }
     // Against states: the verdict's cost by phase, and Spin's full search beside it.
@@ -1026,7 +1026,7 @@ fn write_plots(dir: &Path, lines: &[Line], jobs: usize) -> Result<(), String> {
     ] {
         let svg = plot::line_chart(title, "states", y, &s);
         let path = dir.join(file);
-        std::fs::write(&path, svg)
+        crate::output::write_whole(&path, svg)
             .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
     }
     Ok(())

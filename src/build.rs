@@ -6,7 +6,7 @@ use crate::check::{Color, Input, load_project};
 use crate::{Format, junit, output, sarif};
 use hilbert_certificates::cert::{self, SourceDigest};
 use hilbert_certificates::ir::Ir;
-use hilbert_frontend::render::{self, Summary};
+use hilbert_frontend::render::Summary;
 use hilbert_frontend::{Diagnostic, SourceMap};
 use hilbert_kernel::check::{Expected, Verdict, admit_build};
 use hilbert_prover::explore::Limits;
@@ -41,14 +41,14 @@ pub struct Args {
     /// Where to write the certificates (one per plan network). A network whose slice of the IR,
     /// sources and tool are those of a network an earlier build into DIR proved is not explored
     /// again: its certificate there is re-checked by the kernel (reported as `reused`).
-    #[arg(long, value_name = "DIR", default_value = "target/hilbert")]
+    #[arg(long, value_parser = crate::output::path_arg, value_name = "DIR", default_value = "target/hilbert")]
     out: String,
     /// Explore and prove every network again, reusing nothing an earlier build into --out kept.
     #[arg(long)]
     fresh: bool,
     /// Write a picture of each refuted theorem's counterexample under DIR: an SVG
     /// message-sequence chart (or, with --trace-format dot, the state path for Graphviz).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_parser = crate::output::path_arg, value_name = "DIR")]
     trace_svg: Option<String>,
     /// How --trace-svg draws a counterexample.
     #[arg(long, value_enum, default_value_t = TraceFormat::Svg, requires = "trace_svg")]
@@ -58,11 +58,11 @@ pub struct Args {
     color: Color,
     /// Write every query put to Z3 as a self-contained SMT-LIB 2 file under DIR, with the
     /// answer Z3 gave in a comment.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_parser = crate::output::path_arg, value_name = "DIR")]
     emit_smt: Option<String>,
     /// Write each agent's compiled `.hb` values (every option's formula, names inlined, and the
     /// policy) as DIR/<Agent>.values.txt.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_parser = crate::output::path_arg, value_name = "DIR")]
     emit_values: Option<String>,
     /// The timeout of each Z3 query, in milliseconds; a query that times out proves nothing.
     #[arg(long, value_name = "MS", default_value_t = 10_000)]
@@ -101,8 +101,8 @@ fn write_traces(
                 TraceFormat::Svg => (crate::trace::svg(t, cex), "svg"),
                 TraceFormat::Dot => (crate::trace::dot(t, cex), "dot"),
             };
-            std::fs::write(
-                dir.join(format!("{}.{ext}", crate::trace::file_stem(t))),
+            output::write_whole(
+                &dir.join(format!("{}.{ext}", crate::trace::file_stem(t))),
                 text,
             )?;
         }
@@ -144,8 +144,8 @@ fn emit_values(dir: &std::path::Path, ir: &hilbert_certificates::ir::Ir) -> std:
             .chars()
             .map(|c| if c.is_alphanumeric() { c } else { '_' })
             .collect();
-        std::fs::write(
-            dir.join(format!("{name}.values.txt")),
+        output::write_whole(
+            &dir.join(format!("{name}.values.txt")),
             hilbert_frontend::listing::values_listing(a),
         )?;
     }
@@ -168,6 +168,7 @@ fn proof_path(out: &str, network: &str) -> String {
 fn keep_proof(
     out: &str,
     c: &obligations::NetworkCertificate,
+    written: &[u8],
     theorems: &[Theorem],
     mine: &[usize],
     admitted: bool,
@@ -186,9 +187,13 @@ fn keep_proof(
             Err(e) => Err(format!("cannot remove the stale `{path}`: {e}")),
         };
     }
-    // Only the key: the theorems, statements, counts and verdicts of a reused network come
-    // from the sources and the kernel's check of the kept certificate, never from this file.
-    let kept = serde_json::json!({ "key": cert::hex(&c.key) });
+    // Only the key and the digest of the certificate it names: the theorems, statements,
+    // counts and verdicts of a reused network come from the sources and the kernel's check of
+    // the kept certificate, never from this file.
+    let kept = serde_json::json!({
+        "key": cert::hex(&c.key),
+        "certificate": cert::hex(&cert::sha256(written)),
+    });
     write_atomically(&path, kept.to_string().as_bytes()).map(|_| ())
 }
 
@@ -196,25 +201,91 @@ fn keep_proof(
 /// frontend reuses it only if the kernel admits it again against this build's sources
 /// (`obligations::prove_reusing`). Anything missing, unreadable or under another key is no
 /// proof, and the network is explored.
-fn reused(out: &str, network: &str, key: &[u8; 32]) -> Option<Vec<u8>> {
+fn reused(out: &str, network: &str, key: &[u8; 32], stale: &Stale) -> Option<Vec<u8>> {
     use hilbert_frontend::input;
     let path = proof_path(out, network);
-    let text = input::read_regular(std::path::Path::new(&path), &path, 16 << 20).ok()?;
-    let kept: serde_json::Value = serde_json::from_slice(&text).ok()?;
+    let say = |why: String| {
+        stale.borrow_mut().push((network.to_string(), why));
+        None
+    };
+    let text = match input::read_regular(std::path::Path::new(&path), &path, 16 << 20) {
+        Ok(text) => text,
+        Err(input::InputError::Io { .. }) if !std::path::Path::new(&path).exists() => {
+            return None;
+        }
+        Err(e) => return say(format!("its proof file cannot be read ({e})")),
+    };
+    let Ok(kept) = serde_json::from_slice::<serde_json::Value>(&text) else {
+        return say(format!("`{path}` is damaged (not JSON)"));
+    };
+    // Another key: the sources changed since, which is no damage.
     if kept["key"].as_str()? != cert::hex(key) {
         return None;
     }
+    let Some(named) = kept["certificate"].as_str() else {
+        return say(format!("`{path}` names no certificate digest"));
+    };
     let cert_path = format!("{}/{network}.cert", out.trim_end_matches('/'));
-    input::read_regular(
+    let bytes = match input::read_regular(
         std::path::Path::new(&cert_path),
         &cert_path,
         input::CERTIFICATE_CAP,
-    )
-    .ok()
+    ) {
+        Ok(bytes) => bytes,
+        Err(e) => return say(format!("its certificate cannot be read ({e})")),
+    };
+    if cert::hex(&cert::sha256(&bytes)) != named {
+        return say(format!(
+            "`{cert_path}` is not the certificate its proof file names (damaged, or written by another build)"
+        ));
+    }
+    Some(bytes)
 }
 
+/// The networks whose kept proof a build found stale, and why: said on standard error, and
+/// explored again.
+type Stale = std::cell::RefCell<Vec<(String, String)>>;
+
+/// Removes the temporaries of certificates and kept proof files that a build killed while
+/// writing them left in `out` (`<name>.cert.tmp-PID`, `<name>.proof.json.tmp-PID`): those of a
+/// process that is no more. A live process's may be a concurrent build's and stays; where no
+/// `/proc` says which processes live, one is stale after a day. Best effort: what cannot be
+/// removed stays.
+fn remove_stale_temporaries(out: &str) {
+    let Ok(entries) = std::fs::read_dir(out) else {
+        return;
+    };
+    let proc = std::path::Path::new("/proc/self").exists();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some((stem, pid)) = name.to_str().and_then(|n| n.rsplit_once(TMP)) else {
+            continue;
+        };
+        let ours = stem.ends_with(".cert") || stem.ends_with(".proof.json");
+        if !ours || pid.is_empty() || !pid.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let stale = if proc {
+            !std::path::Path::new("/proc").join(pid).exists()
+        } else {
+            entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age.as_secs() > 24 * 3600)
+        };
+        if stale {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// The suffix of a temporary file [`write_atomically`] writes, before the writer's process id.
+const TMP: &str = ".tmp-";
+
 fn write_atomically(path: &str, bytes: &[u8]) -> Result<Vec<u8>, String> {
-    let tmp = format!("{path}.tmp-{}", std::process::id());
+    let tmp = format!("{path}{TMP}{}", std::process::id());
     let result = std::fs::write(&tmp, bytes)
         .map_err(|e| format!("cannot write `{path}`: {e}"))
         .and_then(|()| std::fs::read(&tmp).map_err(|e| format!("cannot read `{tmp}` back: {e}")))
@@ -270,6 +341,7 @@ const TRUNCATED: &str = "the certificate lists only the states explored before a
 /// cover every network of that IR.
 fn kernel(proofs: &Proofs, out: &str, ir: Option<&Ir>) -> Result<KernelWords, String> {
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create `{out}`: {e}"))?;
+    remove_stale_temporaries(out);
     let started = Instant::now();
     let mut words: Vec<Option<KernelWord>> = vec![None; proofs.theorems.len()];
     let mut frames = Vec::new();
@@ -323,17 +395,24 @@ fn kernel(proofs: &Proofs, out: &str, ir: Option<&Ir>) -> Result<KernelWords, St
         }
         // A reused certificate was read from `path` and admitted by the kernel against these
         // sources while proving; any other is written, read back and checked now.
-        let (report, kernel_seconds, kernel_peak_bytes) = match &c.reused {
-            Some(r) => (r.report.clone(), r.seconds, r.peak_bytes),
+        let (report, kernel_seconds, kernel_peak_bytes, written) = match &c.reused {
+            Some(r) => (r.report.clone(), r.seconds, r.peak_bytes, Vec::new()),
             None => {
                 let phase = hilbert_prover::memory::Phase::begin();
                 let clock = Instant::now();
                 let written = write_atomically(&path, &c.bytes)?;
                 let report = hilbert_kernel::check::check(&written, Some(&expected));
-                (report, clock.elapsed().as_secs_f64(), phase.end())
+                (report, clock.elapsed().as_secs_f64(), phase.end(), written)
             }
         };
-        keep_proof(out, c, &proofs.theorems, &mine, report.admitted.is_some())?;
+        keep_proof(
+            out,
+            c,
+            &written,
+            &proofs.theorems,
+            &mine,
+            report.admitted.is_some(),
+        )?;
         tokens.extend(report.admitted.clone());
         let verdict = report.obligations.iter().find(|(n, _)| *n == c.frame);
         let word = match (&report.invalid, verdict) {
@@ -475,6 +554,7 @@ pub fn run(args: &Args) -> u8 {
         .map(|i| source_digest(&i.path, &i.sha256))
         .collect();
     let progress = Progress::start();
+    let stale = Stale::default();
     let proofs = match &checked.ir {
         Some(ir) if !checked.has_errors() => obligations::prove_reusing(
             ir,
@@ -487,18 +567,26 @@ pub fn run(args: &Args) -> u8 {
                 if args.fresh {
                     None
                 } else {
-                    reused(&args.out, name, key)
+                    reused(&args.out, name, key, &stale)
                 }
             },
         ),
         _ => Proofs::default(),
     };
     drop(progress);
+    let mut stale = stale.into_inner();
+    stale.extend(proofs.stale.iter().cloned());
+    for (network, why) in &stale {
+        eprintln!(
+            "note: the kept proof of `{network}` in `{}` is stale: {why}; the network was explored again",
+            args.out
+        );
+    }
     if let Some(dir) = &args.emit_smt {
         // The queries proving asked (ranking functions), beside the checks' queries.
         for q in &proofs.smt {
             let path = std::path::Path::new(dir).join(format!("{}.smt2", q.name));
-            if let Err(e) = std::fs::write(&path, q.file_text()) {
+            if let Err(e) = output::write_whole(&path, q.file_text()) {
                 return output::fail(
                     output::Kind::Output,
                     &format!("cannot write `{}`: {e}", path.display()),
@@ -602,11 +690,7 @@ fn human(
     args: &Args,
 ) -> String {
     let color = args.color.enabled();
-    let mut text = String::new();
-    for d in diagnostics {
-        text.push_str(&render::render(d, sources, color));
-        text.push('\n');
-    }
+    let mut text = crate::check::render_capped(diagnostics, sources, color);
     if summary.errors > 0 {
         text.push_str(&summary.render(args.deny_warnings, color));
         return text;

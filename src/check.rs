@@ -149,11 +149,7 @@ pub fn run(args: &Args) -> u8 {
     let text = match args.format {
         Format::Human => {
             let color = args.color.enabled();
-            let mut text = String::new();
-            for d in &checked.diagnostics {
-                text.push_str(&render::render(d, &loaded.sources, color));
-                text.push('\n');
-            }
+            let mut text = render_capped(&checked.diagnostics, &loaded.sources, color);
             text.push_str(&summary.render(args.deny_warnings, color));
             text
         }
@@ -234,6 +230,53 @@ pub fn digests(loaded: &Loaded) -> Vec<Input> {
             }
         })
         .collect()
+}
+
+/// At most this many diagnostics are shown in a human report; the rest are counted.
+pub(crate) const SHOWN: usize = 500;
+
+/// A line of a rendered diagnostic longer than this many characters is cut in its middle.
+const LINE: usize = 1000;
+
+/// The human rendering of `diagnostics`: the first [`SHOWN`], each followed by a blank line,
+/// then how many more were not shown; a line over [`LINE`] characters (a source line of a
+/// megabyte) keeps its first and last characters and says how many are left out. So a report
+/// is bounded however many diagnostics, or however long a line: `--format json` has them all.
+pub(crate) fn render_capped(
+    diagnostics: &[hilbert_frontend::Diagnostic],
+    sources: &hilbert_frontend::SourceMap,
+    color: bool,
+) -> String {
+    let mut text = String::new();
+    for d in diagnostics.iter().take(SHOWN) {
+        for line in render::render(d, sources, color).split_inclusive('\n') {
+            text.push_str(&cut_line(line));
+        }
+        text.push('\n');
+    }
+    if diagnostics.len() > SHOWN {
+        text.push_str(&format!(
+            "… and {} more diagnostics not shown (the first {SHOWN} are): `--format json` lists them all\n\n",
+            diagnostics.len() - SHOWN
+        ));
+    }
+    text
+}
+
+/// `line` with its middle left out when it has more than [`LINE`] characters.
+fn cut_line(line: &str) -> std::borrow::Cow<'_, str> {
+    let count = line.chars().count();
+    if count <= LINE {
+        return line.into();
+    }
+    let (head, tail) = (LINE * 2 / 3, LINE / 4);
+    let start: String = line.chars().take(head).collect();
+    let end: String = line.chars().skip(count - tail).collect();
+    format!(
+        "{start} … ({} characters not shown) … {end}",
+        count - head - tail
+    )
+    .into()
 }
 
 #[cfg(test)]

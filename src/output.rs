@@ -14,6 +14,26 @@ static JSON: AtomicBool = AtomicBool::new(false);
 /// Whether a report was written on standard output: an error after it adds no second document.
 static WROTE: AtomicBool = AtomicBool::new(false);
 
+/// The value parser of every flag that names a file or directory: an empty path names none (a
+/// directory of `""` was the current one, so `build --out ""` wrote into it), a usage error.
+pub fn path_arg(text: &str) -> Result<String, String> {
+    if text.is_empty() {
+        return Err(
+            "an empty path names no file or directory: give one (`.` for the current directory)"
+                .into(),
+        );
+    }
+    Ok(text.to_string())
+}
+
+/// Writes a whole output file, or none: a write that fails (a full disk) removes what it began,
+/// so no torn or empty file is left where a reader expects a whole one.
+pub fn write_whole(path: &std::path::Path, bytes: impl AsRef<[u8]>) -> std::io::Result<()> {
+    std::fs::write(path, bytes).inspect_err(|_| {
+        let _ = std::fs::remove_file(path);
+    })
+}
+
 /// Says whether errors are to be written as JSON on standard output too.
 pub fn set_json(json: bool) {
     JSON.store(json, Ordering::Relaxed);

@@ -22,10 +22,10 @@ pub struct RunArgs {
     #[arg(long, required = true)]
     agent: Vec<String>,
     /// A scenario file (JSON: initial beliefs and percepts at given cycles; see docs/runtime.md).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_parser = crate::output::path_arg, value_name = "FILE")]
     scenario: Option<String>,
     /// Write the journal (JSON Lines) here.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_parser = crate::output::path_arg, value_name = "FILE")]
     journal: Option<String>,
     /// How often the agent deliberates again.
     #[arg(long, value_enum, default_value_t = Policy::Cautious)]
@@ -97,7 +97,7 @@ pub struct ReplayArgs {
     /// The project's directory, when it is not where the journal says (a project moved or
     /// copied): the journal's sources are looked up under DIR, by their paths relative to the
     /// project.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_parser = crate::output::path_arg, value_name = "DIR")]
     sources: Option<String>,
 }
 
@@ -327,7 +327,11 @@ pub fn run(args: &RunArgs) -> u8 {
             }
             // A scenario is a JSON object: serde would also read a struct from an array (`[]`
             // was a scenario of defaults).
-            Ok(text) => match serde_json::from_str::<serde_json::Value>(&text).and_then(|v| {
+            // A byte order mark an editor put before the object is no part of it.
+            Ok(text) => match serde_json::from_str::<serde_json::Value>(
+                text.strip_prefix('\u{feff}').unwrap_or(&text),
+            )
+            .and_then(|v| {
                 if v.is_object() {
                     serde_json::from_value::<Scenario>(v)
                 } else {
@@ -383,6 +387,27 @@ pub fn run(args: &RunArgs) -> u8 {
         Ok(x) => x,
         Err(code) => return code,
     };
+    // The journal is emptied when the run starts: never a file the run reads (by any of its
+    // names: a link, a hard link), which it would destroy.
+    if let Some(pending) = &journal_file {
+        let read = ready
+            .sources
+            .iter()
+            .map(|(path, _)| path.as_str())
+            .chain(args.scenario.as_deref());
+        if let Some(input) = pending.written_over(read) {
+            return output::fail_at(
+                output::Kind::Usage,
+                &pending.path,
+                &format!(
+                    "the journal `{}` is `{}`, which the run reads: it would be written over",
+                    hilbert_frontend::render::display_path(&pending.path),
+                    hilbert_frontend::render::display_path(input)
+                ),
+                "choose another path for --journal: a journal never replaces a source or the scenario",
+            );
+        }
+    }
     // Every parameter the agents read has a value: a rule never reads a guess.
     for agent in &args.agent {
         let missing = hilbert_frontend::params_read(&ready.checked.program, &ready.ir, agent);
@@ -485,11 +510,7 @@ pub fn run(args: &RunArgs) -> u8 {
     let journal = match journal_file.map(PendingJournal::start).transpose() {
         Ok(j) => j,
         Err(e) => {
-            return output::fail(
-                output::Kind::Output,
-                &e,
-                "choose a writable path for --journal",
-            );
+            return write_failed(&e);
         }
     };
     let mut out = Streams {
@@ -514,32 +535,34 @@ pub fn run(args: &RunArgs) -> u8 {
     }
     if let Err(e) = out.journal(&header_line) {
         drop(out);
-        return output::fail(
-            output::Kind::Output,
-            &e,
-            "choose a writable path for --journal",
-        );
+        return write_failed(&e);
     }
     out.show(&preface);
-    // SIGINT stops the run between rounds (a second one ends the process at once).
+    // SIGINT, SIGTERM and SIGHUP stop the run between rounds (a second one ends the process at
+    // once); `caught` says which.
     let interrupted = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    for register in [
-        signal_hook::flag::register_conditional_shutdown(
-            signal_hook::consts::SIGINT,
-            130,
-            interrupted.clone(),
-        ),
-        signal_hook::flag::register(signal_hook::consts::SIGINT, interrupted.clone()),
-    ] {
-        if let Err(e) = register {
-            drop(out);
-            return output::fail(
-                output::Kind::System,
-                &format!("cannot handle SIGINT: {e}"),
-                "",
-            );
+    let caught = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    for signal in STOPPING {
+        for register in [
+            signal_hook::flag::register_conditional_shutdown(
+                signal,
+                128 + signal,
+                interrupted.clone(),
+            ),
+            signal_hook::flag::register_usize(signal, caught.clone(), signal as usize),
+            signal_hook::flag::register(signal, interrupted.clone()),
+        ] {
+            if let Err(e) = register {
+                drop(out);
+                return output::fail(
+                    output::Kind::System,
+                    &format!("cannot handle {}: {e}", signal_name(signal)),
+                    "",
+                );
+            }
         }
     }
+    let signal = || signal_name(caught.load(std::sync::atomic::Ordering::Relaxed) as i32);
     let several = args.agent.len() > 1;
     let mut entries = 0u64;
     // The run's bounds, checked between rounds like SIGINT: which one stopped it, if one did.
@@ -586,11 +609,7 @@ pub fn run(args: &RunArgs) -> u8 {
         Err(e) => {
             // What was shown goes out first, so the error is the last line.
             drop(out);
-            return output::fail(
-                output::Kind::Output,
-                &e,
-                "choose a writable path for --journal",
-            );
+            return write_failed(&e);
         }
         Ok(hilbert_runtime::Ended::Finished { .. }) => 0,
         Ok(hilbert_runtime::Ended::Stopped { rounds }) => {
@@ -598,17 +617,13 @@ pub fn run(args: &RunArgs) -> u8 {
             let stop = journal::Interrupted {
                 interrupted: journal::Stop {
                     rounds,
-                    reason: passed.clone().unwrap_or_else(|| "SIGINT".into()),
+                    reason: passed.clone().unwrap_or_else(|| signal().into()),
                 },
             };
             let line = serde_json::to_string(&stop).unwrap_or_default() + "\n";
             if let Err(e) = out.journal(&line) {
                 drop(out);
-                return output::fail(
-                    output::Kind::Output,
-                    &e,
-                    "choose a writable path for --journal",
-                );
+                return write_failed(&e);
             }
             let (rs, es) = (
                 if rounds == 1 { "" } else { "s" },
@@ -617,21 +632,19 @@ pub fn run(args: &RunArgs) -> u8 {
             match (args.format, &passed) {
                 (TraceFormat::Json, _) => out.show(&line),
                 (TraceFormat::Human, None) => out.show(&format!(
-                    "interrupted (SIGINT) after {rounds} round{rs} and {entries} entr{es}; the journal replays up to here\n",
+                    "interrupted ({}) after {rounds} round{rs} and {entries} entr{es}; the journal replays up to here\n",
+                    signal()
                 )),
                 (TraceFormat::Human, Some(why)) => out.show(&format!(
                     "stopped: the run passed {why}, after {rounds} round{rs} and {entries} entr{es}; the journal replays up to here\n",
                 )),
             }
             match passed {
-                None => EXIT_INTERRUPTED,
+                None => u8::try_from(128 + caught.load(std::sync::atomic::Ordering::Relaxed))
+                    .unwrap_or(EXIT_INTERRUPTED),
                 Some(why) => {
                     if let Err(e) = out.finish() {
-                        return output::fail(
-                            output::Kind::Output,
-                            &e,
-                            "choose a writable path for --journal",
-                        );
+                        return write_failed(&e);
                     }
                     // A resource bound passed (exit code 2), said on standard error; the
                     // journal and the trace already end with it.
@@ -647,13 +660,21 @@ pub fn run(args: &RunArgs) -> u8 {
         }
     };
     if let Err(e) = out.finish() {
-        return output::fail(
-            output::Kind::Output,
-            &e,
-            "choose a writable path for --journal",
-        );
+        return write_failed(&e);
     }
     code
+}
+
+/// A run's output that could not be written (`e` says which: the journal or standard output),
+/// with the hint for that one: `run > /dev/full` with no journal was told to choose a path for
+/// --journal.
+fn write_failed(e: &str) -> u8 {
+    let hint = if e.starts_with("cannot write standard output") {
+        "send standard output where it can be written (a file with space, a pipe), or give --journal FILE and discard the trace"
+    } else {
+        "choose a writable path for --journal"
+    };
+    output::fail(output::Kind::Output, e, hint)
 }
 
 /// The help for a run that cannot start, by what is wrong.
@@ -692,8 +713,29 @@ fn relative(path: &Path, dir: &Path) -> String {
         .into_owned()
 }
 
-/// The exit code of a run stopped by SIGINT (128 + the signal's number, as shells report it).
+/// The exit code of a run stopped by SIGINT (128 + the signal's number, as shells report it;
+/// SIGTERM's is 143, SIGHUP's 129).
 pub const EXIT_INTERRUPTED: u8 = 130;
+
+/// The signals that stop a run between rounds, its journal whole up to there.
+const STOPPING: [i32; 3] = [
+    signal_hook::consts::SIGINT,
+    signal_hook::consts::SIGTERM,
+    signal_hook::consts::SIGHUP,
+];
+
+/// A stopping signal's name (`SIGINT` when none was caught).
+fn signal_name(signal: i32) -> &'static str {
+    match signal {
+        signal_hook::consts::SIGTERM => "SIGTERM",
+        signal_hook::consts::SIGHUP => "SIGHUP",
+        _ => "SIGINT",
+    }
+}
+
+/// The exit code of a replay whose journal ends early: no interruption line ends it, and every
+/// entry it holds matched (the run that wrote it was killed, or its disk filled).
+pub const EXIT_ENDS_EARLY: u8 = 3;
 
 /// The `--journal` file, opened (and created if it was missing) before anything runs, so that a
 /// path that cannot be written is said at once; a run refused before it starts removes a file
@@ -705,6 +747,25 @@ struct PendingJournal {
 }
 
 impl PendingJournal {
+    /// The first of `inputs` that is the journal's file itself (on Unix the same device and
+    /// inode, so a hard link counts; elsewhere the same canonical path).
+    fn written_over<'i>(&self, mut inputs: impl Iterator<Item = &'i str>) -> Option<&'i str> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let journal = self.file.as_ref()?.metadata().ok()?;
+            inputs.find(|path| {
+                std::fs::metadata(path)
+                    .is_ok_and(|m| (m.dev(), m.ino()) == (journal.dev(), journal.ino()))
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            let journal = std::fs::canonicalize(&self.path).ok()?;
+            inputs.find(|path| std::fs::canonicalize(path).is_ok_and(|p| p == journal))
+        }
+    }
+
     /// The run starts: the file is emptied and handed over.
     fn start(mut self) -> Result<(String, std::fs::File), String> {
         let file = self.file.take().expect("a pending journal holds its file");
@@ -993,7 +1054,9 @@ pub fn replay(args: &ReplayArgs) -> u8 {
         &mut |again: Entry| -> Result<(), Outcome> {
             let line = recorded.line();
             match ahead.take() {
-                None | Some(Ok(journal::Line::Interrupted(_))) => {
+                None => return Err(Outcome::EndsEarly),
+                Some(Err(e)) if recorded.torn() => return Err(Outcome::Torn(e)),
+                Some(Ok(journal::Line::Interrupted(_))) => {
                     return Err(Outcome::Mismatch(format!(
                         "mismatch: the journal has {matched} entries, the replay more:\n  replayed: {}\n",
                         serde_json::to_string(&again).unwrap_or_default()
@@ -1019,11 +1082,23 @@ pub fn replay(args: &ReplayArgs) -> u8 {
             Ok(())
         },
     );
+    let early = |torn: Option<journal::JournalError>| {
+        let how = match torn {
+            Some(e) => format!("its last line, {}, is torn ({})", e.line, e.reason),
+            None => "no interruption line ends it".into(),
+        };
+        output::stdout(&format!(
+            "the journal ends early, after {matched} matching entries: {how}; the run that wrote it was cut short (killed, or its disk filled), and every entry it holds matched\n"
+        ));
+        EXIT_ENDS_EARLY
+    };
     match ended {
         Err(Outcome::Mismatch(text)) => {
             output::stdout(&text);
             return 1;
         }
+        Err(Outcome::EndsEarly) => return early(None),
+        Err(Outcome::Torn(e)) => return early(Some(e)),
         Err(Outcome::Malformed(e)) => return malformed(e),
         Ok(_) => {}
     }
@@ -1058,6 +1133,7 @@ pub fn replay(args: &ReplayArgs) -> u8 {
             ));
             1
         }
+        Some(Err(e)) if recorded.torn() => early(Some(e)),
         Some(Err(e)) => malformed(e),
     }
 }
@@ -1066,6 +1142,10 @@ pub fn replay(args: &ReplayArgs) -> u8 {
 enum Outcome {
     /// An entry differs, or one side has more: the message.
     Mismatch(String),
+    /// The journal ended, with no interruption line, where the replay goes on.
+    EndsEarly,
+    /// The journal's last line is cut short (no line end), where the replay goes on.
+    Torn(journal::JournalError),
     /// A recorded line does not read.
     Malformed(journal::JournalError),
 }

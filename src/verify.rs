@@ -40,7 +40,7 @@ pub struct Args {
     certs: Vec<String>,
     /// The sources the certificates must have been made from: files, or directories (every .ha,
     /// .hk and .hb file under them).
-    #[arg(long, value_name = "PATH", num_args = 1..)]
+    #[arg(long, value_parser = crate::output::path_arg, value_name = "PATH", num_args = 1..)]
     sources: Vec<String>,
     /// How to write the report.
     #[arg(long, value_enum, default_value_t = Format::Human)]

@@ -203,6 +203,7 @@ fn a_kept_file_cannot_change_a_statement_a_count_or_a_verdict() {
     // Issue 29: `made(3)` edited to `made(100)` in a kept Operator.Work.proof.json was
     // printed as proved and admitted. A kept file now holds only the key; one that says more
     // (as an earlier version wrote, or as someone edits it) changes nothing a build reports.
+    // (It also names its certificate by digest, issue 32; that is kept.)
     let tmp = TempDir::with_files(&[]);
     let (out, fresh_out) = (tmp.join("out"), tmp.join("fresh"));
     let example = "examples/production-line";
@@ -211,11 +212,13 @@ fn a_kept_file_cannot_change_a_statement_a_count_or_a_verdict() {
     assert_eq!(code, Some(0), "{first}");
     let kept = format!("{out}/Operator.Work.proof.json");
     let text = std::fs::read_to_string(&kept).unwrap();
-    let key = serde_json::from_str::<serde_json::Value>(&text).unwrap()["key"].clone();
+    let kept_json = serde_json::from_str::<serde_json::Value>(&text).unwrap();
+    let (key, digest) = (kept_json["key"].clone(), kept_json["certificate"].clone());
     std::fs::write(
         &kept,
         serde_json::json!({
             "key": key,
+            "certificate": digest,
             "states": 999,
             "transitions": 7,
             "theorems": [
@@ -243,11 +246,11 @@ fn a_kept_file_cannot_change_a_statement_a_count_or_a_verdict() {
         .clone();
     assert_eq!(work["reused"], true, "{work}");
     assert_eq!(work["states"], fresh["stats"]["networks"][0]["states"]);
-    // What a build keeps is the key alone.
+    // What a build keeps is the key and the digest of the certificate it names.
     let text = std::fs::read_to_string(format!("{fresh_out}/Operator.Work.proof.json")).unwrap();
     assert_eq!(
         serde_json::from_str::<serde_json::Value>(&text).unwrap(),
-        serde_json::json!({ "key": key })
+        serde_json::json!({ "key": key, "certificate": digest })
     );
 }
 

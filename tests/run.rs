@@ -55,12 +55,18 @@ fn a_run_prints_its_trace_and_its_journal_replays() {
         replay.stdout
     );
 
-    // Drop the last entry: caught too.
+    // Drop the last entry: caught too, as a journal that ends early (exit code 3, never
+    // "matched": a journal cut short and one whose end was dropped look alike).
     let mut lines: Vec<&str> = text.lines().collect();
     lines.pop();
     std::fs::write(&journal, lines.join("\n") + "\n").unwrap();
     let replay = hilbert(&["replay", &journal], None);
-    assert_eq!(replay.code, Some(1));
+    assert_eq!(replay.code, Some(3));
+    assert!(
+        replay.stdout.contains("the journal ends early"),
+        "{}",
+        replay.stdout
+    );
     let _ = std::fs::remove_file(&journal);
 }
 
@@ -402,26 +408,32 @@ fn a_long_run_streams_its_journal_in_bounded_memory() {
     assert!(peak < 120 << 20, "the replay peaked at {peak} bytes");
 }
 
-#[test]
-fn sigint_leaves_a_journal_that_replays_up_to_where_it_stopped() {
+/// A long [`busy_run`], sent `signal` once it is running cycles (its journal has grown past the
+/// header): the project, the journal's path and what the run did.
+fn interrupted_run(signal: nix::sys::signal::Signal) -> (common::TempDir, String, common::Bounded) {
     let p = busy_project(100_000_000);
     let journal = p.join("j.jsonl");
     let args = busy_run(&p);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let child = common::spawn(&args);
-    // Wait until it is running cycles (the journal has grown past its header), then interrupt.
     let start = std::time::Instant::now();
     while std::fs::metadata(&journal).map_or(0, |m| m.len()) < 100_000 {
         assert!(start.elapsed().as_secs() < 120, "the run never started");
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     let pid = nix::unistd::Pid::from_raw(child.id() as i32);
-    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
+    nix::sys::signal::kill(pid, signal).unwrap();
     let run = common::wait_within(
         child,
         "run (interrupted)",
         std::time::Duration::from_secs(30),
     );
+    (p, journal, run)
+}
+
+#[test]
+fn sigint_leaves_a_journal_that_replays_up_to_where_it_stopped() {
+    let (_p, journal, run) = interrupted_run(nix::sys::signal::Signal::SIGINT);
     assert_eq!(run.code, Some(130), "{}", run.stderr);
     assert!(
         run.stdout.contains("interrupted (SIGINT) after"),
@@ -951,4 +963,58 @@ fn an_on_stop_handler_that_never_finishes_is_stuck_in_it_and_released_once() {
         "{}",
         run.stdout
     );
+}
+
+#[test]
+fn sigterm_and_sighup_stop_a_run_as_sigint_does() {
+    // Issue 32, item 12: SIGTERM and SIGHUP ended a run with no "interrupted" line.
+    for (signal, code) in [
+        (nix::sys::signal::Signal::SIGTERM, 143),
+        (nix::sys::signal::Signal::SIGHUP, 129),
+    ] {
+        let (_p, journal, run) = interrupted_run(signal);
+        assert_eq!(run.code, Some(code), "{signal}: {}", run.stderr);
+        let name = signal.as_str();
+        assert!(run.stdout.contains(&format!("interrupted ({name}) after")));
+        let text = std::fs::read_to_string(&journal).unwrap();
+        let stop: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+        assert_eq!(stop["interrupted"]["reason"], name);
+        let replay = common::run_within(&["replay", &journal], std::time::Duration::from_secs(120));
+        assert_eq!(replay.code, Some(0), "{}{}", replay.stdout, replay.stderr);
+    }
+}
+
+#[test]
+fn a_journal_cut_short_says_how_far_it_matched() {
+    // Issue 32, item 12: a journal cut by SIGKILL replayed as "mismatch … the replay more" (exit
+    // 1, as if tampered with), one cut by a full disk mid-line as a malformed line (exit 2).
+    let p = busy_project(50);
+    let journal = p.join("j.jsonl");
+    let args = busy_run(&p);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let run = common::run_within(&args, std::time::Duration::from_secs(60));
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let whole = lines[..lines.len() - 20].join("\n") + "\n";
+    let kept = lines.len() - 20 - 1;
+    let torn = whole.clone() + &lines[lines.len() - 20][..10];
+    for (what, cut) in [("at a line's end", whole), ("in a line", torn)] {
+        std::fs::write(&journal, &cut).unwrap();
+        let replay = common::run_within(&["replay", &journal], std::time::Duration::from_secs(60));
+        assert_eq!(
+            replay.code,
+            Some(3),
+            "{what}: {}{}",
+            replay.stdout,
+            replay.stderr
+        );
+        assert!(
+            replay.stdout.contains(&format!(
+                "the journal ends early, after {kept} matching entries"
+            )),
+            "{what}: {}",
+            replay.stdout
+        );
+    }
 }

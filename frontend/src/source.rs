@@ -115,9 +115,11 @@ pub struct SourceFile {
 impl SourceFile {
     /// A file with the given text.
     pub fn new(id: FileId, path: String, dialect: Dialect, text: String) -> SourceFile {
+        // A line ends at `\n`, at `\r\n`, and at a `\r` alone (classic Mac OS files).
         let mut line_starts = vec![0u32];
-        for (i, b) in text.bytes().enumerate() {
-            if b == b'\n' {
+        let bytes = text.as_bytes();
+        for (i, &b) in bytes.iter().enumerate() {
+            if b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n')) {
                 line_starts.push(clamp_u32(i + 1));
             }
         }

@@ -236,6 +236,9 @@ pub struct Proofs {
     pub explore_seconds: f64,
     /// Seconds spent writing certificates (tables, ranks, release witnesses, encoding).
     pub certify_seconds: f64,
+    /// The networks whose kept certificate the kernel refused against these sources (a stale
+    /// cache: damaged, or of another build), and why; each was explored again.
+    pub stale: Vec<(String, String)>,
 }
 
 fn lower_camel(name: &str) -> String {
@@ -630,9 +633,17 @@ pub fn prove_reusing(
                 &desires,
                 &slice.agents[slice.networks[0].agent.0 as usize],
             );
-            if let Some(earlier) = reuse(&network, &key)
-                .and_then(|bytes| admitted_again(bytes, &slice, &sources_of_net, specs.len()))
-            {
+            let kept = reuse(&network, &key);
+            let found = kept.is_some();
+            let again =
+                kept.and_then(|bytes| admitted_again(bytes, &slice, &sources_of_net, specs.len()));
+            if found && again.is_none() {
+                proofs.stale.push((
+                    network.clone(),
+                    "the kernel did not admit its certificate against these sources".into(),
+                ));
+            }
+            if let Some(earlier) = again {
                 let (states, transitions) = earlier.scene;
                 for spec in &specs {
                     proofs.theorems.push(Theorem {
@@ -671,6 +682,7 @@ pub fn prove_reusing(
             let sem = Semantics::new(net, ir_agent);
             let clock = std::time::Instant::now();
             let unset = unset_binding(ir, net);
+            let placeholder = unset.is_some();
             // A scene with a placeholder argument is not explored past its start.
             let limits = if unset.is_some() {
                 Limits {
@@ -784,9 +796,15 @@ pub fn prove_reusing(
                 .map(|t| t.name.clone())
                 .collect();
             let clock = std::time::Instant::now();
-            let withheld = graph.memory_stop.map(|_| {
-                "no certificate was written: one of the partial table, which the kernel refuses as not closed, would need more memory still".to_string()
-            });
+            // A bound stopped the search: a certificate of the partial table is one the kernel
+            // refuses as not closed, and only at its last state, after checking all the rest
+            // (10 M states took it 288 s, issue 32): none is written, and the stop is reported
+            // at once.
+            let withheld = match graph.memory_stop {
+                Some(_) => Some("no certificate was written: one of the partial table, which the kernel refuses as not closed, would need more memory still".to_string()),
+                None if graph.truncated && !placeholder => Some("no certificate was written: it would list only the states explored before a bound (--max-states, --max-memory) stopped the search, which the kernel refuses as not closed under the steps, after checking every one of them".to_string()),
+                None => None,
+            };
             let bytes = if withheld.is_some() {
                 Vec::new()
             } else {

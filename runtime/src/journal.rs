@@ -257,6 +257,7 @@ pub struct Reader<R> {
     line: usize,
     buffer: Vec<u8>,
     ended: bool,
+    torn: bool,
 }
 
 impl<R: BufRead> Reader<R> {
@@ -267,6 +268,7 @@ impl<R: BufRead> Reader<R> {
             line: 0,
             buffer: Vec::new(),
             ended: false,
+            torn: false,
         };
         let Some(first) = reader.raw()? else {
             return Err(JournalError {
@@ -274,7 +276,9 @@ impl<R: BufRead> Reader<R> {
                 reason: "the journal is empty".into(),
             });
         };
-        let header: Header = serde_json::from_str(&first).map_err(|e| JournalError {
+        // A byte order mark an editor put before the header is no part of it.
+        let first = first.strip_prefix('\u{feff}').unwrap_or(&first);
+        let header: Header = serde_json::from_str(first).map_err(|e| JournalError {
             line: reader.line,
             reason: format!("not a journal header: {e}"),
         })?;
@@ -288,6 +292,12 @@ impl<R: BufRead> Reader<R> {
             });
         }
         Ok((header, reader))
+    }
+
+    /// Whether the line read last is the journal's end without a line end: a run cut while it
+    /// wrote it (killed, a full disk), not a line someone edited.
+    pub fn torn(&self) -> bool {
+        self.torn
     }
 
     /// The 1-based number of the line read last.
@@ -310,6 +320,7 @@ impl<R: BufRead> Reader<R> {
                 return Ok(None);
             }
             self.line += 1;
+            self.torn = !self.buffer.ends_with(b"\n");
             if self.buffer.len() > LINE_CAP {
                 return Err(JournalError {
                     line: self.line,

@@ -131,22 +131,26 @@ pub fn satisfiable(
             (*c, r)
         })
         .collect();
-    let u = Universe::new(ir, agent, &readings);
-    let w = u.world("w");
-    let mut assertions = w.constraints.clone();
-    for (c, neg) in parts {
-        let h = u.holds(&w, c);
-        assertions.push(if *neg { h.not() } else { h });
-    }
-    if u.gave_up() {
-        return None;
-    }
-    let answer = log.check(name, question, &assertions);
-    match answer {
-        Answer::Sat => Some(true),
-        Answer::Unsat if u.exact => Some(false),
-        _ => None,
-    }
+    // Z3 failing on the way (`guarded`) concludes nothing, as an `unknown` does.
+    crate::guarded(|| {
+        let u = Universe::new(ir, agent, &readings);
+        let w = u.world("w");
+        let mut assertions = w.constraints.clone();
+        for (c, neg) in parts {
+            let h = u.holds(&w, c);
+            assertions.push(if *neg { h.not() } else { h });
+        }
+        if u.gave_up() {
+            return None;
+        }
+        let answer = log.check(name, question, &assertions);
+        match answer {
+            Answer::Sat => Some(true),
+            Answer::Unsat if u.exact => Some(false),
+            _ => None,
+        }
+    })
+    .unwrap_or(None)
 }
 
 /// Analyses agent `a`. Rules for which `skip` says true (conditions the IR cannot represent

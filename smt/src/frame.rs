@@ -26,7 +26,7 @@
 
 use crate::analysis::Rule;
 use crate::cond::{Dependency, Reading, Universe, World, dependency};
-use crate::{Answer, CUT_SHORT, Log, NOT_ASKED, file_safe};
+use crate::{Answer, CUT_SHORT, FAILED, Log, NOT_ASKED, file_safe, guarded};
 use hilbert_certificates::ir::{CommitmentStrategy, Cond, Ir};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -166,6 +166,9 @@ pub enum Unknown {
     },
     /// The frame has this many desires; seriality is decided for at most [`MAX_DESIRES`].
     Desires(usize),
+    /// Z3 failed (the reason: [`FAILED`] and what failed), most often for want of memory: it
+    /// could not make a term, or answered `sat` with a model that does not satisfy the query.
+    Failed(String),
 }
 
 /// What a query whose bounded `unsat` is not exact got beyond the bounds.
@@ -201,6 +204,8 @@ impl Unknown {
     fn of_answer(reason: &str) -> Unknown {
         if reason == NOT_ASKED || reason == CUT_SHORT {
             Unknown::Budget(reason.to_string())
+        } else if reason.starts_with(FAILED) {
+            Unknown::Failed(reason.to_string())
         } else if ["canceled", "interrupted", "timeout"]
             .iter()
             .any(|w| reason.contains(w))
@@ -828,11 +833,12 @@ pub fn check(
         "is there a world of agent {} with no belief-accessible world? (unsat: D for R^B holds)",
         agent.name
     );
-    let found = ctx.ask(
+    let verdict = ask_shared(
+        &mut ctx,
         &format!("{an}.frame.D-belief"),
         &q,
         &once,
-        Worlds::Shared(1),
+        1,
         &|e, ws| {
             (0..n_att)
                 .map(|x| att_in(e, attends, &Int::from_i64(x), &ws[0]).not())
@@ -842,7 +848,7 @@ pub fn check(
     out.push(Outcome {
         axiom: Axiom::DBelief,
         network: None,
-        verdict: verdict_of(found, &[]),
+        verdict,
     });
     // 4 and 5 differ only in which pairs of the three worlds are related: (from, to) of the two
     // relations assumed, then the one denied.
@@ -864,11 +870,12 @@ pub fn check(
             "are there worlds w, u, v of agent {} with {reading}? (unsat: {tag} holds)",
             agent.name
         );
-        let found = ctx.ask(
+        let verdict = ask_shared(
+            &mut ctx,
             &format!("{an}.frame.{tag}"),
             &q,
             &twice,
-            Worlds::Shared(3),
+            3,
             &|e, ws| {
                 let rel = |(f, t): (usize, usize)| att_in(e, attends, &ws[t].attention, &ws[f]);
                 vec![rel(pairs[0]), rel(pairs[1]), rel(pairs[2]).not()]
@@ -877,7 +884,7 @@ pub fn check(
         out.push(Outcome {
             axiom,
             network: None,
-            verdict: verdict_of(found, &[]),
+            verdict,
         });
     }
     // The desire axioms, per scope.
@@ -899,14 +906,14 @@ pub fn check(
     }
     for (network, ds, prefix) in scopes {
         for axiom in [Axiom::DDesire, Axiom::DIntention] {
-            let verdict = seriality(&mut ctx, &prefix, &ds, axiom);
+            let verdict = decide(|| seriality(&mut ctx, &prefix, &ds, axiom));
             out.push(Outcome {
                 axiom,
                 network,
                 verdict,
             });
         }
-        let verdict = realism(&mut ctx, &prefix, &ds);
+        let verdict = decide(|| realism(&mut ctx, &prefix, &ds));
         out.push(Outcome {
             axiom: Axiom::Realism,
             network,
@@ -914,6 +921,28 @@ pub fn check(
         });
     }
     out
+}
+
+/// The verdict of an R^B axiom: a query over one belief set with `n` attentions.
+fn ask_shared(
+    ctx: &mut Ctx,
+    name: &str,
+    question: &str,
+    parts: &[(Rule, Reading)],
+    n: usize,
+    build: &Build,
+) -> Verdict {
+    decide(|| {
+        verdict_of(
+            ctx.ask(name, question, parts, Worlds::Shared(n), build),
+            &[],
+        )
+    })
+}
+
+/// A verdict, or unproved when Z3 failed on the way to it ([`guarded`]).
+fn decide(f: impl FnOnce() -> Verdict) -> Verdict {
+    guarded(f).unwrap_or_else(|why| Verdict::Unproved(Unknown::Failed(why)))
 }
 
 /// D for R^D or R^I over the desires `ds`.

@@ -66,6 +66,13 @@ pub const NOT_ASKED: &str = "not asked: the Z3 budget (--smt-budget) was spent";
 /// The reason of an `unknown` answer Z3 gave when the budget ran out while it searched.
 pub const CUT_SHORT: &str = "canceled: the Z3 budget (--smt-budget) ran out during this query";
 
+/// The reason of an `unknown` answer for a `sat` Z3 gave without a model that satisfies the
+/// query (see [`Log::check`]): Z3 failed, most often for want of memory.
+pub const UNCONFIRMED: &str = "Z3 failed, most often for want of memory: it answered sat with a model that does not satisfy the query";
+
+/// The beginning of the reason of a question Z3 failed on ([`guarded`]).
+pub const FAILED: &str = "Z3 failed, most often for want of memory";
+
 /// What a solver answered.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Answer {
@@ -226,7 +233,8 @@ impl Log {
                     let limit = Duration::from_millis(u64::from(self.options.timeout_ms.max(1)));
                     let cut = remaining.filter(|r| *r < limit);
                     let begun = std::time::Instant::now();
-                    let (mut answer, model) = self.solve(solver, want_model, cut.unwrap_or(limit));
+                    let (mut answer, model) =
+                        self.solve(solver, assertions, want_model, cut.unwrap_or(limit));
                     self.spent += begun.elapsed();
                     let over = cut.is_some()
                         && matches!(answer, Answer::Unknown(_))
@@ -264,9 +272,15 @@ impl Log {
 
     /// Checks the assertions in `solver`'s top scope, under the watchdog, and hands the solver
     /// back for the next query unless the answer was `unknown`.
+    ///
+    /// A `sat` is believed only with a model under which every one of `assertions` evaluates
+    /// to `true`: a Z3 that ran out of memory has answered `sat` with a model of nothing (issue
+    /// 32: a realism "violation" with empty worlds, for a query holding `false`). Anything
+    /// else is `unknown` ([`UNCONFIRMED`]), which proves nothing and finds nothing.
     fn solve(
         &self,
         solver: Solver,
+        assertions: &[Bool],
         want_model: bool,
         limit: Duration,
     ) -> (Answer, Option<Rc<Model>>) {
@@ -289,13 +303,10 @@ impl Log {
             r
         });
         let found = match result {
-            SatResult::Sat => (
-                Answer::Sat,
-                want_model
-                    .then(|| solver.get_model())
-                    .flatten()
-                    .map(Rc::new),
-            ),
+            SatResult::Sat => match solver.get_model().filter(|m| satisfies(m, assertions)) {
+                Some(model) => (Answer::Sat, want_model.then(|| Rc::new(model))),
+                None => (Answer::Unknown(UNCONFIRMED.into()), None),
+            },
             SatResult::Unsat => (Answer::Unsat, None),
             SatResult::Unknown => (
                 Answer::Unknown(
@@ -317,10 +328,62 @@ impl Log {
     pub fn write(&self, dir: &std::path::Path) -> std::io::Result<usize> {
         std::fs::create_dir_all(dir)?;
         for q in &self.queries {
-            std::fs::write(dir.join(format!("{}.smt2", q.name)), q.file_text())?;
+            // A file that cannot be written whole (a full disk) is not left torn.
+            let path = dir.join(format!("{}.smt2", q.name));
+            std::fs::write(&path, q.file_text()).inspect_err(|_| {
+                let _ = std::fs::remove_file(&path);
+            })?;
         }
         Ok(self.queries.len())
     }
+}
+
+/// Whether no assertion is refuted by `model` (completed: a constant the model leaves free
+/// takes a default value): none evaluates to `false`, and Z3 could evaluate each. An assertion
+/// under a quantifier may evaluate to a formula rather than a truth value; Z3's own
+/// model-based search made that model, and it is taken.
+fn satisfies(model: &Model, assertions: &[Bool]) -> bool {
+    assertions.iter().all(|a| {
+        model
+            .eval(a, true)
+            .is_some_and(|v| v.as_bool() != Some(false))
+    })
+}
+
+thread_local! {
+    /// Whether this thread is inside [`guarded`]: its panics are then Z3's failures, caught
+    /// and reported as such, and the panic hook stays quiet.
+    static GUARDED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f`, which builds Z3 terms and asks queries, and turns a panic inside it into `Err`
+/// with its message. The z3 crate panics (`unwrap` on `None`) whenever Z3 fails to make a
+/// term, which it does when it runs out of memory (issue 32: a rule of 5,000 disjuncts, a sum
+/// of 2,000,000 ones under a memory cap); the caller reports the question as not answered
+/// ([`FAILED`]), never as a finding or a proof. The thread's solver, which the failure may
+/// have left mid-query, is dropped.
+pub fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !GUARDED.with(std::cell::Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+    let outer = GUARDED.with(|g| g.replace(true));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    GUARDED.with(|g| g.set(outer));
+    result.map_err(|payload| {
+        SOLVER.with(|s| s.borrow_mut().take());
+        let text = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "no message".into());
+        format!("{FAILED}: {text}")
+    })
 }
 
 /// A name made safe for a file name: letters, digits, `.`, `-` and `_` only.

@@ -70,13 +70,22 @@ impl Lexer<'_> {
             let start = self.pos;
             let b = self.bytes[self.pos];
             match b {
+                // A line ends at `\n`, at `\r\n`, and at a `\r` alone (as `SourceFile` counts).
                 b'\n' => {
                     self.pos += 1;
                     self.line_start = true;
                 }
+                b'\r' if self.peek(1) != b'\n' => {
+                    self.pos += 1;
+                    self.line_start = true;
+                }
                 b' ' | b'\t' | b'\r' => self.pos += 1,
+                // A byte order mark at the start of a file is no character of the text.
+                0xEF if start == 0 && self.file.text.starts_with('\u{feff}') => self.pos += 3,
                 b'-' if self.peek(1) == b'-' => {
-                    while self.pos < self.bytes.len() && self.bytes[self.pos] != b'\n' {
+                    while self.pos < self.bytes.len()
+                        && !matches!(self.bytes[self.pos], b'\n' | b'\r')
+                    {
                         self.pos += 1;
                     }
                 }
