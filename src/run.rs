@@ -166,6 +166,15 @@ fn not_admitted(ready: &Ready, agents: &[String], max_states: usize) -> Vec<Stri
                 reasons.push(format!("{name} has no certificate"));
                 continue;
             };
+            // None was written (an exploration stopped by a bound): why, with the bound.
+            if let Some(why) = &c.withheld {
+                let mut reason = format!("{name}: {why}");
+                if let Some(bound) = unproved(&name) {
+                    reason.push_str(&format!(" (unproved: {bound})"));
+                }
+                reasons.push(reason);
+                continue;
+            }
             // The certificate must be the slice of this network of the IR that runs.
             let slice = ready
                 .ir
