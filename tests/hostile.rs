@@ -838,3 +838,21 @@ fn a_long_disjunction_is_encoded_in_bounded_memory() {
     let peak = children_peak_bytes();
     assert!(peak < ONE_GIB, "a child peaked at {peak} bytes");
 }
+
+#[test]
+fn a_diverging_step_names_the_limit() {
+    // Issue 32, item 13: a 100,000-step straight-line plan was "refuted … it diverges" without
+    // naming the limit it passed.
+    let p = wide_project(0);
+    let body: Vec<String> = (0..100_001).map(|i| format!("believe s({i})")).collect();
+    let plan = format!("plan Wide() : A ≔ {}\n", body.join(" ; "));
+    std::fs::write(p.0.join("P.hk"), plan).unwrap();
+    let (code, report, stderr) = build_json(&p, &p.join("out"), &[]);
+    assert_eq!(code, Some(1), "{report}\n{stderr}");
+    let text = report.to_string();
+    assert!(
+        text.contains("it diverges: the semantics runs at most 100000 nodes"),
+        "{}",
+        &text[..text.len().min(3000)]
+    );
+}
