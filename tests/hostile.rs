@@ -331,9 +331,8 @@ fn absurd_jobs_are_lowered_to_the_core_count() {
     }
 }
 
-/// An agent whose one rule sums `n` ones: Z3 needs memory in proportion to `n`.
-fn long_sum_project(n: usize) -> TempDir {
-    let ones = vec!["1"; n].join(" + ");
+/// An agent whose one rule is `achieved D when GOAL`, over a belief `n(k: Int)`.
+fn goal_project(goal: &str) -> TempDir {
     let agent = format!(
         "agent A() : Agency
 {{
@@ -341,11 +340,17 @@ fn long_sum_project(n: usize) -> TempDir {
   desire D reachable by []
   commit single_minded
   attention Main initially
-  achieved D when B(self) n(k) ∧ k = {ones}
+  achieved D when {goal}
 }}
 "
     );
     TempDir::with_files(&[("A.ha", agent.as_bytes())])
+}
+
+/// An agent whose one rule sums `n` ones: Z3 needs memory in proportion to `n`.
+fn long_sum_project(n: usize) -> TempDir {
+    let ones = vec!["1"; n].join(" + ");
+    goal_project(&format!("B(self) n(k) ∧ k = {ones}"))
 }
 
 /// Runs `hilbert ARGS` with its address space capped at `kib` KiB (`ulimit -v`).
@@ -818,4 +823,36 @@ fn a_max_states_stop_is_reported_without_a_kernel_check() {
             "{t}"
         );
     }
+}
+
+#[test]
+fn a_long_disjunction_is_encoded_in_bounded_memory() {
+    // Issue 32, item 8: a rule of 1,000 disjuncts (19 KB) took 2.09 GB (4.1 GB here, 42 s), as
+    // each belief test read a slot per test of its predicate. Past a budget of slots read the
+    // encoding gives up: the frame condition is unproved (HA0059), never an error.
+    let ors: Vec<String> = (0..1000).map(|i| format!("B(self) n({i})")).collect();
+    let p = goal_project(&ors.join(" ∨ "));
+    let run = run_within(&["check", &p.path()], Duration::from_secs(120));
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("belief slots read"), "{}", run.stdout);
+    let peak = children_peak_bytes();
+    assert!(peak < ONE_GIB, "a child peaked at {peak} bytes");
+}
+
+#[test]
+fn a_diverging_step_names_the_limit() {
+    // Issue 32, item 13: a 100,000-step straight-line plan was "refuted … it diverges" without
+    // naming the limit it passed.
+    let p = wide_project(0);
+    let body: Vec<String> = (0..100_001).map(|i| format!("believe s({i})")).collect();
+    let plan = format!("plan Wide() : A ≔ {}\n", body.join(" ; "));
+    std::fs::write(p.0.join("P.hk"), plan).unwrap();
+    let (code, report, stderr) = build_json(&p, &p.join("out"), &[]);
+    assert_eq!(code, Some(1), "{report}\n{stderr}");
+    let text = report.to_string();
+    assert!(
+        text.contains("it diverges: the semantics runs at most 100000 nodes"),
+        "{}",
+        &text[..text.len().min(3000)]
+    );
 }

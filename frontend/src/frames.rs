@@ -95,7 +95,7 @@ fn unknown_text(program: &Program, a: usize, why: &Unknown, timeout_ms: u32) -> 
             "products or quotients of two variables (nonlinear integer arithmetic) are what Z3 cannot decide in general: compare with constant factors where you can".into(),
         ),
         Unknown::Encoding => (
-            format!("the conditions have too many branches to encode (over {} steps: each `∨` and each belief test multiplies the rest of its conjunction)", hilbert_smt::cond::MAX_STEPS),
+            format!("the conditions have too many branches to encode (over {} steps, or over {} belief slots read: each `∨` and each belief test multiplies the rest of its conjunction, and a belief test reads one slot per test of its predicate)", hilbert_smt::cond::MAX_STEPS, hilbert_smt::cond::MAX_SLOTS),
             "split a long condition into several rules of the same kind (rules of one kind and target are a disjunction), or use fewer belief tests in one condition".into(),
         ),
         Unknown::Dependency {

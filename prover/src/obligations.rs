@@ -1010,9 +1010,11 @@ fn deadlock_reason(graph: &Graph, s: StateId) -> String {
         Some(Fault::NoArm(_)) => "deadlock: a `match` whose value matches no arm".into(),
         Some(Fault::DivisionByZero(_)) => "deadlock: a division by zero".into(),
         Some(Fault::Overflow(_)) => "deadlock: an integer left the 64-bit range".into(),
-        Some(Fault::Diverged) => {
-            "deadlock: a step that never reaches a communication (it diverges)".into()
-        }
+        Some(Fault::Diverged) => format!(
+            "deadlock: a step that never reaches a communication (it diverges: the semantics runs at most {} nodes, or nests at most {} terms, in one step; a plan of that many steps with no communication between them diverges too)",
+            hilbert_kernel::semantics::MACRO_STEP_FUEL,
+            hilbert_kernel::semantics::MAX_NESTING
+        ),
         Some(Fault::Malformed(_)) => "deadlock: malformed IR".into(),
         None => "deadlock: no process can move and the plan has not finished".into(),
     }

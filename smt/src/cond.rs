@@ -120,6 +120,8 @@ pub struct Universe<'a> {
     pub params: Vec<u32>,
     /// Encoding steps taken; past [`MAX_STEPS`] the encoding gives up.
     steps: std::cell::Cell<usize>,
+    /// Slots read by belief tests; past [`MAX_SLOTS`] the encoding gives up.
+    slots: std::cell::Cell<usize>,
     /// Whether worlds are unbounded ([`Universe::unbounded`]).
     unbounded: bool,
     /// Bound variables made so far (unbounded universes name each quantifier's own).
@@ -129,6 +131,12 @@ pub struct Universe<'a> {
 /// The encoding of one query gives up beyond this many steps (patterns multiply the rest of a
 /// conjunction by their slots, disjunctions by their branches): [`Universe::gave_up`].
 pub const MAX_STEPS: usize = 20_000;
+
+/// The encoding of one query gives up beyond this many slots read by its belief tests: a test
+/// of one predicate among n disjuncts reads n slots, so n such tests make n² terms (1,000
+/// disjuncts took 4.1 GB, issue 32). 100,000 keeps a query's terms to some hundreds of MB
+/// (300 disjuncts, 90,000 slots, are still encoded).
+pub const MAX_SLOTS: usize = 200_000;
 
 /// The predicate of every belief test of a condition, once per occurrence.
 fn walk(c: &Cond, out: &mut Vec<Key>) {
@@ -369,6 +377,7 @@ impl<'a> Universe<'a> {
             exact,
             params,
             steps: std::cell::Cell::new(0),
+            slots: std::cell::Cell::new(0),
             unbounded: false,
             fresh: std::cell::Cell::new(0),
         }
@@ -389,10 +398,10 @@ impl<'a> Universe<'a> {
         self.unbounded
     }
 
-    /// Whether an encoding passed [`MAX_STEPS`]: its formulas are then meaningless and no
-    /// query may be asked with them.
+    /// Whether an encoding passed [`MAX_STEPS`] or [`MAX_SLOTS`]: its formulas are then
+    /// meaningless and no query may be asked with them.
     pub fn gave_up(&self) -> bool {
-        self.steps.get() > MAX_STEPS
+        self.steps.get() > MAX_STEPS || self.slots.get() > MAX_SLOTS
     }
 
     fn fields(&self, key: Key) -> Vec<(String, Type)> {
@@ -661,6 +670,11 @@ impl<'a> Universe<'a> {
         let Some(slots) = w.slots.get(&key) else {
             return Bool::from_bool(false);
         };
+        // Each slot read is counted against the budget of the encoding ([`MAX_SLOTS`]).
+        self.slots.set(self.slots.get().saturating_add(slots.len()));
+        if self.gave_up() {
+            return Bool::from_bool(false);
+        }
         let mut branches = Vec::new();
         for slot in slots {
             if slot.fields.len() != p.args.len() {
