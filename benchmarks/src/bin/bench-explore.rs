@@ -13,6 +13,9 @@
 //! number of states. `arena_bytes_per_state` (the hash-consed terms and their index) and
 //! `graph_bytes_per_state` (the transitions, labels and belief sets handed to the obligations)
 //! are printed after it, for the whole picture.
+//!
+//! `--project DIR` explores instead every network of the project under `DIR` (such as one
+//! `gen-model` wrote), with the same line per run (`model=` the network's name).
 
 use hilbert_benchmarks::philosophers;
 use hilbert_frontend::{check_project, project};
@@ -20,10 +23,12 @@ use hilbert_prover::explore::{self, Limits, fast};
 use std::process::ExitCode;
 use std::time::Instant;
 
-const USAGE: &str = "usage: bench-explore [--from N] [--to N] [--max-states N]";
+const USAGE: &str =
+    "usage: bench-explore [--from N] [--to N] [--max-states N] [--project DIR] [--jobs N]";
 
 fn main() -> ExitCode {
     let (mut from, mut to, mut max_states) = (4usize, 10usize, 200_000_000usize);
+    let (mut dir, mut only_jobs) = (None, None);
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let value = |v: Option<String>| v.and_then(|v| v.parse::<usize>().ok());
@@ -31,6 +36,8 @@ fn main() -> ExitCode {
             "--from" => from = value(args.next()).unwrap_or(0),
             "--to" => to = value(args.next()).unwrap_or(0),
             "--max-states" => max_states = value(args.next()).unwrap_or(0),
+            "--project" => dir = args.next(),
+            "--jobs" => only_jobs = value(args.next()),
             "--help" | "-h" => {
                 println!("{USAGE}");
                 return ExitCode::SUCCESS;
@@ -46,6 +53,37 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = match only_jobs {
+        Some(j) => vec![j],
+        None if cores > 1 => vec![1, cores],
+        None => vec![1],
+    };
+    if let Some(dir) = dir {
+        let loaded = match project::load(&[dir]) {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("error: {e:?}");
+                return ExitCode::from(2);
+            }
+        };
+        let checked = check_project(&loaded);
+        let Some(ir) = checked.ir.as_ref().filter(|_| !checked.has_errors()) else {
+            eprintln!("error: the project does not check");
+            return ExitCode::FAILURE;
+        };
+        for net in &ir.networks {
+            let agent = &ir.agents[net.agent.0 as usize];
+            for &jobs in &threads {
+                let limits = Limits {
+                    max_states,
+                    jobs,
+                    ..Limits::default()
+                };
+                run(net, agent, &net.binding, 0, jobs, limits);
+            }
+        }
+        return ExitCode::SUCCESS;
+    }
     for n in from..=to {
         for symmetric in [true, false] {
             let mut loaded = project::Loaded::default();
@@ -62,36 +100,44 @@ fn main() -> ExitCode {
             let net = &ir.networks[0];
             let agent = &ir.agents[net.agent.0 as usize];
             let model = if symmetric { "symmetric" } else { "asymmetric" };
-            let mut threads = vec![1];
-            if cores > 1 {
-                threads.push(cores);
-            }
-            for jobs in threads {
-                let start = explore::initial(net, agent);
+            for &jobs in &threads {
                 let limits = Limits {
                     max_states,
                     jobs,
                     ..Limits::default()
                 };
-                let clock = Instant::now();
-                let explored = fast::explore(net, agent, vec![start], limits, false);
-                let sec = clock.elapsed().as_secs_f64();
-                let g = &explored.graph;
-                let states = g.len().max(1) as f64;
-                println!(
-                    "model={model} n={n} threads={jobs} states={} transitions={} sec={sec:.3} \
-                     states_per_sec={:.0} bytes_per_state={:.2} arena_bytes_per_state={:.2} \
-                     graph_bytes_per_state={:.2}{}",
-                    g.len(),
-                    g.transitions(),
-                    states / sec,
-                    explored.visited_bytes() as f64 / states,
-                    explored.arena_bytes() as f64 / states,
-                    g.heap_bytes() as f64 / states,
-                    if g.truncated { " truncated=true" } else { "" },
-                );
+                run(net, agent, model, n, jobs, limits);
             }
         }
     }
     ExitCode::SUCCESS
+}
+
+/// Explores one network and prints its line.
+fn run(
+    net: &hilbert_certificates::ir::Network,
+    agent: &hilbert_certificates::ir::Agent,
+    model: &str,
+    n: usize,
+    jobs: usize,
+    limits: Limits,
+) {
+    let start = explore::initial(net, agent);
+    let clock = Instant::now();
+    let explored = fast::explore(net, agent, vec![start], limits, false);
+    let sec = clock.elapsed().as_secs_f64();
+    let g = &explored.graph;
+    let states = g.len().max(1) as f64;
+    println!(
+        "model={model} n={n} threads={jobs} states={} transitions={} sec={sec:.3} \
+         states_per_sec={:.0} bytes_per_state={:.2} arena_bytes_per_state={:.2} \
+         graph_bytes_per_state={:.2}{}",
+        g.len(),
+        g.transitions(),
+        states / sec,
+        explored.visited_bytes() as f64 / states,
+        explored.arena_bytes() as f64 / states,
+        g.heap_bytes() as f64 / states,
+        if g.truncated { " truncated=true" } else { "" },
+    );
 }

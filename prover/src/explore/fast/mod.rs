@@ -17,6 +17,7 @@
 
 mod sem;
 mod term;
+mod vector;
 
 use super::{Graph, Label, Limits, StateId};
 use bitvec::prelude::{BitVec, Lsb0};
@@ -26,6 +27,7 @@ use hilbert_kernel::semantics::{self, Atom, Event, State, Term};
 use rayon::prelude::*;
 use sem::{AtomV, Code, EventV, LStep, Op};
 use term::{After, Arena, FxMap, LOCAL, Overlay, T, Terms, Tid};
+use vector::{COffer, Fire, FireKey, Layout, Need, Scratch, Visited};
 
 /// A belief set: bit `i` is atom `i` of the atom table, with no trailing zeros.
 type Bits = BitVec<u64, Lsb0>;
@@ -62,95 +64,6 @@ struct LabelKey {
 
 const NONE: u32 = u32::MAX;
 
-/// The visited set: the key of every state, by id (in blocks, so that growing never copies
-/// them nor leaves more than one block unused), and an open-addressing table of ids.
-#[derive(Default)]
-struct Visited {
-    blocks: Vec<Box<[u64]>>,
-    len: usize,
-    slots: Vec<u32>,
-}
-
-const BLOCK_BITS: usize = 16;
-const BLOCK: usize = 1 << BLOCK_BITS;
-
-/// The finaliser of MurmurHash3: every bit of the key reaches the low bits the table uses.
-fn mix(mut k: u64) -> u64 {
-    k ^= k >> 33;
-    k = k.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    k ^= k >> 33;
-    k = k.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    k ^ (k >> 33)
-}
-
-impl Visited {
-    fn len(&self) -> usize {
-        self.len
-    }
-
-    fn key(&self, id: u32) -> u64 {
-        let id = id as usize;
-        self.blocks[id >> BLOCK_BITS][id & (BLOCK - 1)]
-    }
-
-    fn find(&self, key: u64) -> Option<u32> {
-        if self.slots.is_empty() {
-            return None;
-        }
-        let mask = self.slots.len() - 1;
-        let mut i = mix(key) as usize & mask;
-        loop {
-            let s = self.slots[i];
-            if s == NONE {
-                return None;
-            }
-            if self.key(s) == key {
-                return Some(s);
-            }
-            i = (i + 1) & mask;
-        }
-    }
-
-    /// Adds a key known to be absent; returns its id.
-    fn add(&mut self, key: u64) -> u32 {
-        let id = self.len as u32;
-        if self.len & (BLOCK - 1) == 0 {
-            self.blocks.push(vec![0; BLOCK].into_boxed_slice());
-        }
-        self.blocks[self.len >> BLOCK_BITS][self.len & (BLOCK - 1)] = key;
-        self.len += 1;
-        if self.len * 8 > self.slots.len() * 7 {
-            self.grow();
-        } else {
-            self.place(id);
-        }
-        id
-    }
-
-    fn place(&mut self, id: u32) {
-        let mask = self.slots.len() - 1;
-        let mut i = mix(self.key(id)) as usize & mask;
-        while self.slots[i] != NONE {
-            i = (i + 1) & mask;
-        }
-        self.slots[i] = id;
-    }
-
-    fn grow(&mut self) {
-        let n = (self.slots.len() * 2).max(1024);
-        self.slots = vec![NONE; n];
-        for id in 0..self.len as u32 {
-            self.place(id);
-        }
-    }
-
-    fn heap_bytes(&self) -> usize {
-        self.blocks.len() * BLOCK * 8
-            + self.blocks.capacity() * std::mem::size_of::<Box<[u64]>>()
-            + self.slots.capacity() * 4
-    }
-}
-
 /// Everything the search shares between levels.
 struct Global<'n> {
     code: Code<'n>,
@@ -171,6 +84,18 @@ struct Global<'n> {
     replay: FxMap<(u32, u32), (u32, u32)>,
     labels: FxMap<LabelKey, u32>,
     visited: Visited,
+    /// The keys' layout (`vector.rs`).
+    layout: Layout,
+    /// Per global term: index into `offer_spans` of its offers as a child of a vector state,
+    /// or `NONE`.
+    coffers: Vec<u32>,
+    offer_spans: Vec<(u32, u32)>,
+    offers: Vec<COffer>,
+    /// The memoised fires of children, and the acts of rendezvous across children (by the two
+    /// fires and whether the sender's slot comes first).
+    fire_index: FxMap<FireKey, u32>,
+    fires: Vec<Fire>,
+    cross: FxMap<(u32, u32, bool), u32>,
     graph: Graph,
     /// Whether a settled state (no command from outside under way) is left unexpanded.
     halt: bool,
@@ -179,8 +104,12 @@ struct Global<'n> {
 /// What one state's expansion found, per step.
 #[derive(Clone, Copy)]
 struct Found {
+    /// The act, or `LOCAL` and the index of a step of the chunk's `lsteps`.
     act: u32,
-    next: Tid,
+    /// The next term (global or the chunk's), or with `vector` the offset of the next state's
+    /// key in the chunk's `keys` (its belief set still to fill in); `NONE` when `to` is known.
+    next: u32,
+    vector: bool,
     /// The replay, if it was cached: (belief set, label).
     replay: (u32, u32),
     /// The state, if it was known.
@@ -189,10 +118,12 @@ struct Found {
 
 #[derive(Clone, Copy)]
 enum Expansion {
-    /// The term's steps were known: they are `found[start..end]` of the chunk.
+    /// The steps are known: they are `found[start..end]` of the chunk.
     Known(u32, u32),
     /// The term is new: its steps are entry `k` of the chunk's computed steps.
     New(u32),
+    /// A vector state one of whose memoised parts is missing (the numbering computes it).
+    Miss(Need),
 }
 
 struct ChunkOut {
@@ -200,6 +131,11 @@ struct ChunkOut {
     computed: Vec<(Tid, Vec<LStep>)>,
     expansions: Vec<Expansion>,
     found: Vec<Found>,
+    /// The keys of the next vector states found.
+    keys: Vec<u32>,
+    /// Steps computed by the general path for vector states (not memoised: their root terms
+    /// are not interned).
+    lsteps: Vec<LStep>,
 }
 
 /// The result of a fast exploration: the graph, and what is needed to rebuild the reference
@@ -208,11 +144,10 @@ pub struct Explored {
     /// The graph, numbered as the reference explorer numbers it.
     pub graph: Graph,
     visited: Visited,
-    /// The belief set of each state and the sets (kept apart from the graph, which a caller may
-    /// take).
-    state_sets: Vec<u32>,
+    layout: Layout,
+    /// The belief sets (kept apart from the graph, which a caller may take).
     sets: Vec<Vec<Atom>>,
-    terms: Vec<T>,
+    arena: Arena,
     atoms: Vec<Atom>,
     strings: Vec<String>,
     visited_bytes: usize,
@@ -222,10 +157,14 @@ pub struct Explored {
 impl Explored {
     /// [`hilbert_kernel::semantics::settled`] of the state with this id, read off its term.
     pub fn settled(&self, id: StateId) -> bool {
-        let term = (self.visited.key(id.0) >> 32) as usize;
-        match &self.terms[term] {
+        let key = self.visited.key(id.0);
+        if key[0] != 0 {
+            // The root instance, running its `‖`.
+            return true;
+        }
+        match &self.arena.terms[key[1] as usize] {
             T::Done => true,
-            T::Inst { body, .. } => !matches!(self.terms[*body as usize], T::Handling { .. }),
+            T::Inst { body, .. } => !matches!(self.arena.terms[*body as usize], T::Handling { .. }),
             _ => false,
         }
     }
@@ -233,8 +172,23 @@ impl Explored {
     /// The reference state with this id.
     pub fn state(&self, id: StateId) -> State {
         let key = self.visited.key(id.0);
-        let term = self.term((key >> 32) as Tid);
-        let set = self.state_sets[id.0 as usize] as usize;
+        let term = if key[0] != 0 {
+            let shape = self.layout.shape(key[0]);
+            Term::Inst {
+                inst: shape.inst,
+                plan: PlanId(shape.plan),
+                params: shape.params.iter().map(|&v| self.value(v)).collect(),
+                body: Box::new(Term::Par(
+                    key[1..=self.layout.arity]
+                        .iter()
+                        .map(|&c| self.term(c))
+                        .collect(),
+                )),
+            }
+        } else {
+            self.term(key[1])
+        };
+        let set = key[self.visited.width() - 1] as usize;
         let beliefs = self.sets[set].iter().cloned().collect();
         State { term, beliefs }
     }
@@ -261,32 +215,63 @@ impl Explored {
     /// tree. The result is the table `certify::state_table` makes from the written-out states.
     pub fn table(&self, order: &[u32]) -> StateTable {
         let mut table = StateTable::default();
-        let mut number: Vec<u32> = vec![u32::MAX; self.terms.len()];
+        let mut number: Vec<u32> = vec![u32::MAX; self.arena.terms.len()];
         let mut atom_number: FxMap<&Atom, u32> = FxMap::default();
+        // The root `‖` and instance of vector states, which the arena does not hold (unless
+        // some other term holds them): their table numbers, by their children's and shape.
+        let mut pars: FxMap<Box<[u32]>, u32> = FxMap::default();
+        let mut insts: FxMap<(u32, u32), u32> = FxMap::default();
         table.states.reserve_exact(order.len());
+        let w = self.visited.width();
         for &id in order {
-            let root = (self.visited.key(id) >> 32) as Tid;
-            // Post-order, iteratively: (term, whether its children are numbered).
-            let mut stack: Vec<(Tid, bool)> = vec![(root, false)];
-            while let Some((t, ready)) = stack.pop() {
-                if number[t as usize] != u32::MAX {
-                    continue;
+            let key = self.visited.key(id);
+            let root = if key[0] != 0 {
+                let cs = &key[1..=self.layout.arity];
+                for &c in cs {
+                    self.number_term(c, &mut number, &mut table);
                 }
-                if ready {
-                    let node = self.node(t, &number);
-                    number[t as usize] = table.terms.len() as u32;
-                    table.terms.push(node);
-                    continue;
-                }
-                stack.push((t, true));
-                let kids = term::all_children(&self.terms[t as usize]);
-                for &c in kids.iter().rev() {
-                    if number[c as usize] == u32::MAX {
-                        stack.push((c, false));
+                let shape = self.layout.shape(key[0]);
+                let par = T::Par(cs.into());
+                let (par_tid, par_number) = match self.arena.find(&par) {
+                    Some(t) => (Some(t), self.number_term(t, &mut number, &mut table)),
+                    None => {
+                        let numbers: Box<[u32]> = cs.iter().map(|&c| number[c as usize]).collect();
+                        let next = table.terms.len() as u32;
+                        let k = *pars.entry(numbers.clone()).or_insert(next);
+                        if k == next {
+                            table.terms.push(TermNode::Par(numbers.into_vec()));
+                        }
+                        (None, k)
+                    }
+                };
+                let inst = par_tid.and_then(|body| {
+                    self.arena.find(&T::Inst {
+                        inst: shape.inst,
+                        plan: shape.plan,
+                        params: shape.params.clone(),
+                        body,
+                    })
+                });
+                match inst {
+                    Some(t) => self.number_term(t, &mut number, &mut table),
+                    None => {
+                        let next = table.terms.len() as u32;
+                        let k = *insts.entry((key[0], par_number)).or_insert(next);
+                        if k == next {
+                            table.terms.push(TermNode::Inst {
+                                inst: shape.inst,
+                                plan: PlanId(shape.plan),
+                                params: shape.params.iter().map(|&v| self.value(v)).collect(),
+                                body: par_number,
+                            });
+                        }
+                        k
                     }
                 }
-            }
-            let set = &self.sets[self.state_sets[id as usize] as usize];
+            } else {
+                self.number_term(key[1], &mut number, &mut table)
+            };
+            let set = &self.sets[key[w - 1] as usize];
             let mut in_order: Vec<&Atom> = set.iter().collect();
             in_order.sort();
             let mut atoms: Vec<u32> = in_order
@@ -301,15 +286,41 @@ impl Explored {
                 })
                 .collect();
             atoms.sort_unstable();
-            table.states.push((number[root as usize], atoms));
+            table.states.push((root, atoms));
         }
         table
+    }
+
+    /// Numbers arena term `root` and the terms under it not numbered yet, children first,
+    /// left to right; returns its number.
+    fn number_term(&self, root: Tid, number: &mut [u32], table: &mut StateTable) -> u32 {
+        // Post-order, iteratively: (term, whether its children are numbered).
+        let mut stack: Vec<(Tid, bool)> = vec![(root, false)];
+        while let Some((t, ready)) = stack.pop() {
+            if number[t as usize] != u32::MAX {
+                continue;
+            }
+            if ready {
+                let node = self.node(t, number);
+                number[t as usize] = table.terms.len() as u32;
+                table.terms.push(node);
+                continue;
+            }
+            stack.push((t, true));
+            let kids = term::all_children(&self.arena.terms[t as usize]);
+            for &c in kids.iter().rev() {
+                if number[c as usize] == u32::MAX {
+                    stack.push((c, false));
+                }
+            }
+        }
+        number[root as usize]
     }
 
     /// The table node of arena term `t`, whose children `number` has numbered.
     fn node(&self, t: Tid, number: &[u32]) -> TermNode {
         let n = |c: &Tid| number[*c as usize];
-        match &self.terms[t as usize] {
+        match &self.arena.terms[t as usize] {
             T::Done => TermNode::Done,
             T::Faulted(f) => TermNode::Faulted(hilbert_kernel::check::fault_rec(f)),
             T::Thread {
@@ -385,7 +396,7 @@ impl Explored {
 
     fn term(&self, id: Tid) -> Term {
         let b = |id: Tid| Box::new(self.term(id));
-        match &self.terms[id as usize] {
+        match &self.arena.terms[id as usize] {
             T::Done => Term::Done,
             T::Faulted(f) => Term::Faulted(f.clone()),
             T::Thread {
@@ -481,11 +492,18 @@ pub fn explore(
         set_index: FxMap::default(),
         replay: FxMap::default(),
         labels: FxMap::default(),
-        visited: Visited::default(),
+        visited: Visited::new(3),
+        layout: Layout::new(0),
+        coffers: Vec::new(),
+        offer_spans: Vec::new(),
+        offers: Vec::new(),
+        fire_index: FxMap::default(),
+        fires: Vec::new(),
+        cross: FxMap::default(),
         graph: Graph::default(),
         halt,
     };
-    let mut is_start = std::collections::HashSet::new();
+    let mut imported = Vec::new();
     for s in starts {
         let term = g.import_term(&s.term);
         let mut bits = Bits::new();
@@ -498,8 +516,28 @@ pub fn explore(
             bits.set(i, true);
         }
         let set = g.set_id(bits);
-        let key = ((term as u64) << 32) | set as u64;
-        if let Some(id) = g.add(key, limits) {
+        imported.push((term, set));
+    }
+    // The layout: vectors as wide as the widest root `‖` of a start state.
+    let arity = imported
+        .iter()
+        .filter_map(|&(t, _)| match g.arena.get(t) {
+            T::Inst { body, .. } => match g.arena.get(*body) {
+                T::Par(cs) => Some(cs.len()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    g.layout = Layout::new(arity);
+    g.visited = Visited::new(g.layout.width);
+    let mut is_start = std::collections::HashSet::new();
+    for (term, set) in imported {
+        let mut key = g.key_of(&Arena::default(), &mut Vec::new(), term);
+        let w = g.layout.width;
+        key[w - 1] = set;
+        if let Some(id) = g.add(&key, limits) {
             let id = StateId(id);
             if is_start.insert(id) {
                 g.graph.starts.push(id);
@@ -576,16 +614,13 @@ pub fn explore(
     let arena_bytes = g.arena.heap_bytes();
     let code = g.code;
     let atoms = g.atoms.iter().map(|a| atom_of(&code, a)).collect();
-    let state_sets = (0..g.visited.len() as u32)
-        .map(|i| g.visited.key(i) as u32)
-        .collect();
     let sets = g.graph.belief_sets().to_vec();
     Explored {
         graph: g.graph,
         visited: g.visited,
-        state_sets,
+        layout: g.layout,
         sets,
-        terms: g.arena.terms,
+        arena: g.arena,
         atoms,
         strings: code.strings,
         visited_bytes,
@@ -641,7 +676,7 @@ impl Global<'_> {
     }
 
     /// Adds the state with this key unless it is known; `None` when the bound stops it.
-    fn add(&mut self, key: u64, limits: Limits) -> Option<u32> {
+    fn add(&mut self, key: &[u32], limits: Limits) -> Option<u32> {
         if let Some(id) = self.visited.find(key) {
             return Some(id);
         }
@@ -649,12 +684,51 @@ impl Global<'_> {
             self.graph.truncated = true;
             return None;
         }
-        let term = (key >> 32) as Tid;
-        let meta = self.arena.meta(term);
-        let (done, fault) = (meta.done, meta.fault.clone());
+        let (done, fault) = if key[0] != 0 {
+            // The root instance running its `‖`: the first fault is its children's first.
+            let cs = &key[1..=self.layout.arity];
+            let fault = cs.iter().find_map(|&c| self.arena.meta(c).fault.clone());
+            (false, fault)
+        } else {
+            let meta = self.arena.meta(key[1]);
+            (meta.done, meta.fault.clone())
+        };
         let id = self.visited.add(key);
-        self.graph.add_state(key as u32, done, fault);
+        self.graph
+            .add_state(key[self.layout.width - 1], done, fault);
         Some(id)
+    }
+
+    /// The key of term `t` (global, or of `local` when marked `LOCAL`) with belief set 0:
+    /// a vector state when it is the root instance running a `‖` of the layout's arity (its
+    /// children imported, not it), else the term imported.
+    fn key_of(&mut self, local: &Arena, memo: &mut Vec<Tid>, t: Tid) -> Vec<u32> {
+        let net = self.code.net;
+        let view = term::View {
+            global: &self.arena,
+            local,
+        };
+        let split = self
+            .layout
+            .split(&view, t)
+            .map(|(shape, cs)| (shape, cs.to_vec()));
+        match split {
+            Some((shape, cs)) => {
+                let mut key = Vec::with_capacity(self.layout.width);
+                key.push(self.layout.intern(shape));
+                for c in cs {
+                    key.push(self.arena.import(net, local, c, memo));
+                }
+                key.push(0);
+                key
+            }
+            None => {
+                let g = self.arena.import(net, local, t, memo);
+                let mut key = vec![0, g];
+                key.resize(self.layout.width, 0);
+                key
+            }
+        }
     }
 
     fn atom_v(&mut self, a: &Atom) -> AtomV {
@@ -773,61 +847,84 @@ impl Global<'_> {
             global: &self.arena,
             local: Arena::default(),
         };
-        let mut computed: Vec<(Tid, Vec<LStep>)> = Vec::new();
+        let mut out = ChunkOut {
+            arena: Arena::default(),
+            computed: Vec::new(),
+            expansions: Vec::with_capacity(ids.len()),
+            found: Vec::with_capacity(ids.len() * 8),
+            keys: Vec::new(),
+            lsteps: Vec::new(),
+        };
         let mut seen: FxMap<Tid, usize> = FxMap::default();
-        let mut expansions = Vec::with_capacity(ids.len());
-        let mut found = Vec::with_capacity(ids.len() * 8);
+        let mut sc = Scratch::default();
+        let mut buf = Vec::with_capacity(self.layout.width);
+        let w = self.layout.width;
         for &id in ids {
-            if ar.local.words > cap && !expansions.is_empty() {
+            if ar.local.words > cap && !out.expansions.is_empty() {
                 break;
             }
             let key = self.visited.key(id);
-            let term = (key >> 32) as Tid;
-            let set = key as u32;
+            let at = out.found.len() as u32;
+            if key[0] != 0 {
+                // A vector state: settled (its root instance runs its `‖`).
+                if self.halt {
+                    out.expansions.push(Expansion::Known(at, at));
+                    continue;
+                }
+                let (keys, lsteps) = (out.keys.len(), out.lsteps.len());
+                match self.vsteps(&mut ar, key, &mut out, &mut sc) {
+                    Ok(()) => out
+                        .expansions
+                        .push(Expansion::Known(at, out.found.len() as u32)),
+                    Err(need) => {
+                        out.found.truncate(at as usize);
+                        out.keys.truncate(keys);
+                        out.lsteps.truncate(lsteps);
+                        out.expansions.push(Expansion::Miss(need));
+                    }
+                }
+                continue;
+            }
+            let term = key[1];
+            let set = key[w - 1];
             if self.halt && self.settled(term) {
                 // A command from outside has settled here: the exploration stops.
-                let at = found.len() as u32;
-                expansions.push(Expansion::Known(at, at));
+                out.expansions.push(Expansion::Known(at, at));
                 continue;
             }
             let span = self.steps_of.get(term as usize).copied().unwrap_or(NONE);
             if span != NONE {
                 let (start, len) = self.spans[span as usize];
-                let first = found.len() as u32;
-                found.extend(
-                    self.steps[start as usize..(start + len) as usize]
-                        .iter()
-                        .map(|&(act, next)| {
-                            let replay = self.replay.get(&(act, set)).copied();
-                            let to = replay
-                                .and_then(|(s, _)| {
-                                    self.visited.find(((next as u64) << 32) | s as u64)
-                                })
-                                .unwrap_or(NONE);
-                            Found {
-                                act,
-                                next,
-                                replay: replay.unwrap_or((NONE, NONE)),
-                                to,
-                            }
-                        }),
-                );
-                expansions.push(Expansion::Known(first, found.len() as u32));
+                for &(act, next) in &self.steps[start as usize..(start + len) as usize] {
+                    let replay = self.replay.get(&(act, set)).copied();
+                    let mut to = NONE;
+                    if let Some((after, _)) = replay
+                        && self.layout.key_into(&self.arena, next, &mut buf)
+                    {
+                        buf[w - 1] = after;
+                        to = self.visited.find(&buf).unwrap_or(NONE);
+                    }
+                    out.found.push(Found {
+                        act,
+                        next,
+                        vector: false,
+                        replay: replay.unwrap_or((NONE, NONE)),
+                        to,
+                    });
+                }
+                out.expansions
+                    .push(Expansion::Known(at, out.found.len() as u32));
             } else {
                 let k = *seen.entry(term).or_insert_with(|| {
                     let steps = self.code.steps(&mut ar, term);
-                    computed.push((term, steps));
-                    computed.len() - 1
+                    out.computed.push((term, steps));
+                    out.computed.len() - 1
                 });
-                expansions.push(Expansion::New(k as u32));
+                out.expansions.push(Expansion::New(k as u32));
             }
         }
-        ChunkOut {
-            arena: ar.local,
-            computed,
-            expansions,
-            found,
-        }
+        out.arena = ar.local;
+        out
     }
 
     /// Records the steps computed by a chunk, then numbers the successors of its states in
@@ -835,6 +932,7 @@ impl Global<'_> {
     /// exploration ends there (the state being numbered keeps the transitions before it).
     fn number(&mut self, ids: &[u32], out: ChunkOut, limits: Limits) -> bool {
         let net = self.code.net;
+        let w = self.layout.width;
         let mut memo = Vec::new();
         let mut spans_of_computed = Vec::with_capacity(out.computed.len());
         for (term, steps) in &out.computed {
@@ -855,9 +953,10 @@ impl Global<'_> {
             }
             spans_of_computed.push(self.steps_of[*term as usize]);
         }
+        let lacts: Vec<u32> = out.lsteps.iter().map(|st| self.act_id(st)).collect();
         let mut fresh = Vec::new();
         for (&from, &exp) in ids.iter().zip(&out.expansions) {
-            let set = self.visited.key(from) as u32;
+            let set = self.visited.key(from)[w - 1];
             let found: &[Found] = match exp {
                 Expansion::Known(a, b) => &out.found[a as usize..b as usize],
                 Expansion::New(k) => {
@@ -869,24 +968,53 @@ impl Global<'_> {
                             .map(|&(act, next)| Found {
                                 act,
                                 next,
+                                vector: false,
                                 replay: (NONE, NONE),
                                 to: NONE,
                             }),
                     );
                     &fresh
                 }
+                Expansion::Miss(mut need) => {
+                    // Compute the missing parts here, then expand the state again.
+                    loop {
+                        self.supply(need);
+                        let again = self.expand(&[from], usize::MAX);
+                        match again.expansions[0] {
+                            Expansion::Miss(n) => need = n,
+                            _ => {
+                                if !self.number(&[from], again, limits) {
+                                    return false;
+                                }
+                                break;
+                            }
+                        }
+                    }
+                    continue;
+                }
             };
             for &f in found {
-                self.graph.overflow |= self.acts[f.act as usize].overflow;
+                let act = if f.act & LOCAL != 0 {
+                    lacts[(f.act & !LOCAL) as usize]
+                } else {
+                    f.act
+                };
+                self.graph.overflow |= self.acts[act as usize].overflow;
                 let (after, label) = if f.replay.0 == NONE {
-                    self.replay_act(f.act, set)
+                    self.replay_act(act, set)
                 } else {
                     f.replay
                 };
                 let to = if f.to != NONE {
                     f.to
                 } else {
-                    match self.add(((f.next as u64) << 32) | after as u64, limits) {
+                    let mut key = if f.vector {
+                        out.keys[f.next as usize..f.next as usize + w].to_vec()
+                    } else {
+                        self.key_of(&out.arena, &mut memo, f.next)
+                    };
+                    key[w - 1] = after;
+                    match self.add(&key, limits) {
                         Some(to) => to,
                         None => return false,
                     }
@@ -897,30 +1025,31 @@ impl Global<'_> {
         true
     }
 
-    fn act_id(&mut self, st: &LStep) -> u32 {
-        let ops = st
-            .ops
-            .iter()
-            .map(|op| match op {
-                Op::Believe(a) => OpI::Believe(self.atom_id(a.clone())),
-                Op::Forget(a) => OpI::Forget(self.atom_id(a.clone())),
-                Op::Tell {
-                    plan,
-                    index,
-                    told,
-                    own,
-                } => OpI::Tell {
-                    plan: *plan,
-                    index: *index,
-                    told: self.atom_id(told.clone()),
-                    own: own.as_ref().map(|o| self.atom_id(o.clone())),
-                },
-            })
-            .collect();
+    /// The interned form of a belief operation.
+    fn op_id(&mut self, op: &Op) -> OpI {
+        match op {
+            Op::Believe(a) => OpI::Believe(self.atom_id(a.clone())),
+            Op::Forget(a) => OpI::Forget(self.atom_id(a.clone())),
+            Op::Tell {
+                plan,
+                index,
+                told,
+                own,
+            } => OpI::Tell {
+                plan: *plan,
+                index: *index,
+                told: self.atom_id(told.clone()),
+                own: own.as_ref().map(|o| self.atom_id(o.clone())),
+            },
+        }
+    }
+
+    /// The id of an act.
+    fn act_of(&mut self, event: EventV, ops: Box<[OpI]>, overflow: bool) -> u32 {
         let act = Act {
-            event: st.event,
+            event,
             ops,
-            overflow: st.overflow,
+            overflow,
         };
         if let Some(&i) = self.act_index.get(&act) {
             return i;
@@ -929,6 +1058,11 @@ impl Global<'_> {
         self.acts.push(act.clone());
         self.act_index.insert(act, i);
         i
+    }
+
+    fn act_id(&mut self, st: &LStep) -> u32 {
+        let ops = st.ops.iter().map(|op| self.op_id(op)).collect();
+        self.act_of(st.event, ops, st.overflow)
     }
 
     /// Replays an act on a belief set: the set after, and the label of the transition.

@@ -55,6 +55,15 @@ pub(crate) struct LStep {
     pub next: Tid,
 }
 
+/// A child of a `‖` fired and run alone: see [`Code::fire_child`].
+pub(crate) struct ChildRun {
+    pub next: Tid,
+    pub ops: Vec<Op>,
+    pub overflow: bool,
+    pub fuel: u32,
+    pub ok: bool,
+}
+
 /// The network, prepared.
 pub(crate) struct Code<'n> {
     pub net: &'n Network,
@@ -73,22 +82,26 @@ enum EvalError {
     Malformed,
 }
 
+/// What a ready thread offers: a τ-step, a send (channel, value) or a receive (channel).
 #[derive(Clone, Debug)]
-enum OfferKind {
+pub(crate) enum OfferKind {
     Tau,
     Send(V, V),
     Recv(V),
 }
 
+/// An offer of a term: where it is (the path of child indices from the term), whose it is and
+/// what it is.
 #[derive(Clone, Debug)]
-struct Offer {
-    path: Vec<u32>,
-    inst: u32,
-    kind: OfferKind,
+pub(crate) struct Offer {
+    pub path: Vec<u32>,
+    pub inst: u32,
+    pub kind: OfferKind,
 }
 
+/// What a step does at an offer.
 #[derive(Clone, Copy, Debug)]
-enum Action {
+pub(crate) enum Action {
     Tau,
     Pop,
     Receive(V),
@@ -362,7 +375,7 @@ impl<'n> Code<'n> {
         steps
     }
 
-    fn fire(
+    pub(crate) fn fire(
         &self,
         ar: &mut Overlay,
         term: Tid,
@@ -622,6 +635,39 @@ impl<'n> Code<'n> {
             };
         }
         term
+    }
+
+    /// The offers of `term`, in the reference's order, with paths from `term`.
+    pub(crate) fn offers(&self, ar: &Overlay, term: Tid) -> Vec<Offer> {
+        let mut out = Vec::new();
+        self.collect_offers(ar, term, &mut Vec::new(), &mut out);
+        out
+    }
+
+    /// A child of a wide `‖` fired alone (`actions` with paths from the child) and run as the
+    /// reference runs it inside the step, at nesting `depth` and with the whole step's fuel:
+    /// the child after, the belief operations it ran, whether an integer overflowed, the fuel it
+    /// used, and whether it stayed inside itself (it did not diverge, issue a command or leave
+    /// a tail call for an instance outside it). `vector.rs` argues when that is the child's
+    /// part of the whole step.
+    pub(crate) fn fire_child(
+        &self,
+        ar: &mut Overlay,
+        child: Tid,
+        actions: &[(Vec<u32>, Action)],
+        depth: u32,
+    ) -> ChildRun {
+        let t = self.fire_at(ar, child, actions, 0, false);
+        let mut ctx = Ctx::new();
+        ctx.depth = depth;
+        let next = self.run(ar, t, &mut ctx, true);
+        ChildRun {
+            next,
+            ok: !ctx.diverged && ctx.commands.is_empty() && ctx.tail_calls.is_empty(),
+            fuel: MACRO_STEP_FUEL - ctx.fuel,
+            ops: ctx.ops,
+            overflow: ctx.overflow,
+        }
     }
 
     // ------------------------------------------------------------ running
@@ -1136,7 +1182,7 @@ impl<'n> Code<'n> {
         }
     }
 
-    fn diverge_at_par(&self, ar: &Overlay, term: Tid, a: &[u32], b: &[u32]) -> bool {
+    pub(crate) fn diverge_at_par(&self, ar: &Overlay, term: Tid, a: &[u32], b: &[u32]) -> bool {
         let common = a.iter().zip(b).take_while(|(x, y)| x == y).count();
         if common == a.len() || common == b.len() {
             return false;

@@ -243,20 +243,36 @@ impl Terms for Arena {
     }
 }
 
-impl Terms for Overlay<'_> {
+/// Read access to a global arena and a local one over it, both borrowed.
+pub(crate) struct View<'a> {
+    pub global: &'a Arena,
+    pub local: &'a Arena,
+}
+
+/// Entry `id` of a global table, or of a local one when `id` is marked [`LOCAL`].
+fn pick<'a, X>(id: Tid, global: &'a [X], local: &'a [X]) -> &'a X {
+    if id & LOCAL != 0 {
+        &local[(id & !LOCAL) as usize]
+    } else {
+        &global[id as usize]
+    }
+}
+
+impl Terms for View<'_> {
     fn get(&self, id: Tid) -> &T {
-        if id & LOCAL != 0 {
-            &self.local.terms[(id & !LOCAL) as usize]
-        } else {
-            &self.global.terms[id as usize]
-        }
+        pick(id, &self.global.terms, &self.local.terms)
     }
     fn meta(&self, id: Tid) -> &Meta {
-        if id & LOCAL != 0 {
-            &self.local.metas[(id & !LOCAL) as usize]
-        } else {
-            &self.global.metas[id as usize]
-        }
+        pick(id, &self.global.metas, &self.local.metas)
+    }
+}
+
+impl Terms for Overlay<'_> {
+    fn get(&self, id: Tid) -> &T {
+        pick(id, &self.global.terms, &self.local.terms)
+    }
+    fn meta(&self, id: Tid) -> &Meta {
+        pick(id, &self.global.metas, &self.local.metas)
     }
 }
 
@@ -364,6 +380,11 @@ pub(crate) fn meta_of(net: &Network, terms: &dyn Terms, t: &T) -> Meta {
 }
 
 impl Arena {
+    /// The id of the term equal to `t`, if this arena holds it.
+    pub fn find(&self, t: &T) -> Option<Tid> {
+        self.index.find(&self.terms, tag_of(t), t)
+    }
+
     /// Interns a term whose children are in this arena.
     pub fn intern(&mut self, net: &Network, t: T) -> Tid {
         let tag = tag_of(&t);
