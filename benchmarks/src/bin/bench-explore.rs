@@ -8,11 +8,14 @@
 //! `model=… n=… threads=… states=… transitions=… sec=… states_per_sec=… bytes_per_state=…`
 //!
 //! `sec` is the wall time of the exploration alone (not parsing or checking). `bytes_per_state`
-//! is measured: the heap bytes of the visited set when the exploration ends (the capacity of
-//! its vector of packed 8-byte state keys plus that of its table of 4-byte ids) divided by the
-//! number of states. `arena_bytes_per_state` (the hash-consed terms and their index) and
+//! is measured: the heap bytes of the visited set when the exploration ends (its blocks of
+//! state keys, a fixed number of 4-byte words a state, plus its table of 8-byte slots) divided
+//! by the number of states. `arena_bytes_per_state` (the hash-consed terms and their index) and
 //! `graph_bytes_per_state` (the transitions, labels and belief sets handed to the obligations)
-//! are printed after it, for the whole picture.
+//! are printed after it, for the whole picture. `fast_path` and `general_path` count the
+//! transitions of vector states (a root instance running a wide `‖`) put together from the
+//! children's memoised parts and computed by the general path (`prover/src/explore/fast/vector.rs`);
+//! the other transitions are those of scalar states.
 //!
 //! `--project DIR` explores instead every network of the project under `DIR` (such as one
 //! `gen-model` wrote), with the same line per run (`model=` the network's name).
@@ -131,13 +134,15 @@ fn run(
     println!(
         "model={model} n={n} threads={jobs} states={} transitions={} sec={sec:.3} \
          states_per_sec={:.0} bytes_per_state={:.2} arena_bytes_per_state={:.2} \
-         graph_bytes_per_state={:.2}{}",
+         graph_bytes_per_state={:.2} fast_path={} general_path={}{}",
         g.len(),
         g.transitions(),
         states / sec,
         explored.visited_bytes() as f64 / states,
         explored.arena_bytes() as f64 / states,
         g.heap_bytes() as f64 / states,
+        explored.vector_paths().0,
+        explored.vector_paths().1,
         if g.truncated { " truncated=true" } else { "" },
     );
 }

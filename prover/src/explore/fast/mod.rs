@@ -99,6 +99,9 @@ struct Global<'n> {
     graph: Graph,
     /// Whether a settled state (no command from outside under way) is left unexpanded.
     halt: bool,
+    /// Transitions of vector states numbered so far: put together from memoised parts, and
+    /// computed by the general path.
+    paths: (u64, u64),
 }
 
 /// What one state's expansion found, per step.
@@ -152,9 +155,16 @@ pub struct Explored {
     strings: Vec<String>,
     visited_bytes: usize,
     arena_bytes: usize,
+    paths: (u64, u64),
 }
 
 impl Explored {
+    /// How the transitions of vector states were made: (put together from memoised parts of
+    /// their children, computed by the general path). See `vector.rs`.
+    pub fn vector_paths(&self) -> (u64, u64) {
+        self.paths
+    }
+
     /// [`hilbert_kernel::semantics::settled`] of the state with this id, read off its term.
     pub fn settled(&self, id: StateId) -> bool {
         let key = self.visited.key(id.0);
@@ -502,6 +512,7 @@ pub fn explore(
         cross: FxMap::default(),
         graph: Graph::default(),
         halt,
+        paths: (0, 0),
     };
     let mut imported = Vec::new();
     for s in starts {
@@ -625,6 +636,7 @@ pub fn explore(
         strings: code.strings,
         visited_bytes,
         arena_bytes,
+        paths: g.paths,
     }
 }
 
@@ -1000,6 +1012,8 @@ impl Global<'_> {
                     f.act
                 };
                 self.graph.overflow |= self.acts[act as usize].overflow;
+                self.paths.0 += f.vector as u64;
+                self.paths.1 += (f.act & LOCAL != 0) as u64;
                 let (after, label) = if f.replay.0 == NONE {
                     self.replay_act(act, set)
                 } else {
