@@ -8,7 +8,7 @@
 //! state is written out as a tree only while its steps are computed.
 
 use crate::eval::{attention_within, holds_within};
-use crate::semantics::{After, Atom, Fault, Mode, Semantics, State, Term};
+use crate::semantics::{After, Atom, Fault, Mode, Semantics, State, Sub, Term};
 use hilbert_certificates::cert::{
     self, AfterRec, AtomRec, Body, FaultRec, SourceDigest, StateTable, TermNode, Witness,
 };
@@ -18,6 +18,7 @@ use hilbert_certificates::ir::{
     PlanId, Value,
 };
 use std::collections::{BTreeSet, HashMap};
+use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Proof that the kernel admitted one certificate: it names the certificate (the SHA-256 of
@@ -446,6 +447,11 @@ struct Table<'t> {
     size: Vec<u64>,
 }
 
+/// Terms of a table written out once and shared ([`Table::sub`]), by index: one per task of
+/// the closure check, never across threads.
+#[derive(Default)]
+struct Made(FastMap<u32, Sub>);
+
 impl<'t> Table<'t> {
     fn new(raw: &'t StateTable) -> Result<Table<'t>, String> {
         if raw.states.len() > u32::MAX as usize / 2 {
@@ -585,21 +591,101 @@ impl<'t> Table<'t> {
 
     /// State `i`, written out.
     fn state(&self, i: usize) -> State {
+        self.state_in(i, &mut Made::default())
+    }
+
+    /// State `i`, written out: its root node anew, the rest from `made`.
+    fn state_in(&self, i: usize, made: &mut Made) -> State {
         State {
-            term: build_term(self.raw, self.raw.states[i].0),
+            term: self.node_term(self.raw.states[i].0, made),
             beliefs: self.beliefs_of_set(self.set_of[i]),
+        }
+    }
+
+    /// Term `i`, written out once in `made` and shared.
+    fn sub(&self, i: u32, made: &mut Made) -> Sub {
+        if let Some(t) = made.0.get(&i) {
+            return t.clone();
+        }
+        let t = Rc::new(self.node_term(i, made));
+        made.0.insert(i, t.clone());
+        t
+    }
+
+    /// Term `i` written out as a node over its children's shared terms ([`Table::sub`]; every
+    /// child comes earlier in the table, so this ends).
+    fn node_term(&self, i: u32, made: &mut Made) -> Term {
+        let mut get = |j: &u32| self.sub(*j, made);
+        match &self.raw.terms[i as usize] {
+            TermNode::Done => Term::Done,
+            TermNode::Faulted(f) => Term::Faulted(match f {
+                FaultRec::NoArm(n) => Fault::NoArm(*n),
+                FaultRec::Overflow(n) => Fault::Overflow(*n),
+                FaultRec::DivisionByZero(n) => Fault::DivisionByZero(*n),
+                FaultRec::Diverged => Fault::Diverged,
+                FaultRec::Malformed(n) => Fault::Malformed(*n),
+            }),
+            TermNode::Thread {
+                inst,
+                plan,
+                stack,
+                env,
+                ready,
+            } => Term::Thread {
+                inst: *inst,
+                plan: *plan,
+                stack: stack.clone(),
+                env: env.clone(),
+                mode: if *ready { Mode::Ready } else { Mode::Running },
+            },
+            TermNode::Then(a, b) => Term::Then(get(a), get(b)),
+            TermNode::Par(cs) => Term::Par(cs.iter().map(&mut get).collect()),
+            TermNode::Choice(cs) => Term::Choice(cs.iter().map(&mut get).collect()),
+            TermNode::Interrupt(a, b) => Term::Interrupt(get(a), get(b)),
+            TermNode::Label {
+                inst,
+                label,
+                body,
+                start,
+            } => Term::Label {
+                inst: *inst,
+                label: *label,
+                body: get(body),
+                start: get(start),
+            },
+            TermNode::Inst {
+                inst,
+                plan,
+                params,
+                body,
+            } => Term::Inst {
+                inst: *inst,
+                plan: *plan,
+                params: params.clone(),
+                body: get(body),
+            },
+            TermNode::Suspended(t) => Term::Suspended(get(t)),
+            TermNode::Handling { body, then } => Term::Handling {
+                body: get(body),
+                then: match then {
+                    AfterRec::End => After::End,
+                    AfterRec::Suspend(t) => After::Suspend(get(t)),
+                    AfterRec::Continue(t) => After::Continue(get(t)),
+                    AfterRec::Restart(t) => After::Restart(get(t)),
+                },
+            },
         }
     }
 
     /// The index of a state, when the table lists it.
     fn find(&self, s: &State) -> Option<u32> {
-        self.find_near(s, None)
+        self.find_near(s, None, &Made::default())
     }
 
     /// [`Table::find`], told that `s` probably shares most of its term with table term `near`
     /// (the state a step came from): see [`Table::find_term`].
-    fn find_near(&self, s: &State, near: Option<u32>) -> Option<u32> {
-        let term = self.find_term(&s.term, near)?;
+    fn find_near(&self, s: &State, near: Option<u32>, made: &Made) -> Option<u32> {
+        let term = self.find_term(&s.term, near, made)?;
         let ids = s
             .beliefs
             .iter()
@@ -619,9 +705,20 @@ impl<'t> Table<'t> {
     /// indices — is the guess's own node, the guess is the answer without asking the map: the
     /// table lists no node twice ([`Table::new`] refuses it), so a node has one index, and the
     /// answer is the map's either way. A wrong guess costs one comparison, never a wrong index.
-    fn find_term(&self, t: &Term, near: Option<u32>) -> Option<u32> {
+    ///
+    /// A child that is the very shared term [`Table::sub`] made in `made` for its guess is
+    /// that term: its index is the guess's, with no comparison (`made` holds it, so it is not
+    /// freed and its address not reused while this runs).
+    fn find_term(&self, t: &Term, near: Option<u32>, made: &Made) -> Option<u32> {
         let node = near.and_then(|h| self.raw.terms.get(h as usize));
         let guess = |k: usize| node.and_then(|n| nth_child(n, k));
+        let kid = |c: &Sub, k: usize| {
+            let g = guess(k);
+            match g.and_then(|g| made.0.get(&g)) {
+                Some(m) if Rc::ptr_eq(m, c) => g,
+                _ => self.find_term(c, g, made),
+            }
+        };
         let mut kids: Vec<u32> = Vec::new();
         let view = match t {
             Term::Done => View::Done,
@@ -639,13 +736,11 @@ impl<'t> Table<'t> {
                 env,
                 ready: *mode == Mode::Ready,
             },
-            Term::Then(a, b) => {
-                View::Then(self.find_term(a, guess(0))?, self.find_term(b, guess(1))?)
-            }
+            Term::Then(a, b) => View::Then(kid(a, 0)?, kid(b, 1)?),
             Term::Par(cs) | Term::Choice(cs) => {
                 kids.reserve_exact(cs.len());
                 for (k, c) in cs.iter().enumerate() {
-                    kids.push(self.find_term(c, guess(k))?);
+                    kids.push(kid(c, k)?);
                 }
                 if matches!(t, Term::Par(_)) {
                     View::Par(&kids)
@@ -653,9 +748,7 @@ impl<'t> Table<'t> {
                     View::Choice(&kids)
                 }
             }
-            Term::Interrupt(a, b) => {
-                View::Interrupt(self.find_term(a, guess(0))?, self.find_term(b, guess(1))?)
-            }
+            Term::Interrupt(a, b) => View::Interrupt(kid(a, 0)?, kid(b, 1)?),
             Term::Label {
                 inst,
                 label,
@@ -664,8 +757,8 @@ impl<'t> Table<'t> {
             } => View::Label {
                 inst: *inst,
                 label: *label,
-                body: self.find_term(body, guess(0))?,
-                start: self.find_term(start, guess(1))?,
+                body: kid(body, 0)?,
+                start: kid(start, 1)?,
             },
             Term::Inst {
                 inst,
@@ -676,16 +769,16 @@ impl<'t> Table<'t> {
                 inst: *inst,
                 plan: *plan,
                 params,
-                body: self.find_term(body, guess(0))?,
+                body: kid(body, 0)?,
             },
-            Term::Suspended(b) => View::Suspended(self.find_term(b, guess(0))?),
+            Term::Suspended(b) => View::Suspended(kid(b, 0)?),
             Term::Handling { body, then } => View::Handling {
-                body: self.find_term(body, guess(0))?,
+                body: kid(body, 0)?,
                 then: match then {
                     After::End => (0, 0),
-                    After::Suspend(x) => (1, self.find_term(x, guess(1))?),
-                    After::Continue(x) => (2, self.find_term(x, guess(1))?),
-                    After::Restart(x) => (3, self.find_term(x, guess(1))?),
+                    After::Suspend(x) => (1, kid(x, 1)?),
+                    After::Continue(x) => (2, kid(x, 1)?),
+                    After::Restart(x) => (3, kid(x, 1)?),
                 },
             },
         };
@@ -863,8 +956,8 @@ pub fn term_node(t: &Term, child: &mut dyn FnMut(&Term) -> Option<u32>) -> Optio
             ready: *mode == Mode::Ready,
         },
         Term::Then(a, b) => TermNode::Then(child(a)?, child(b)?),
-        Term::Par(cs) => TermNode::Par(cs.iter().map(&mut *child).collect::<Option<_>>()?),
-        Term::Choice(cs) => TermNode::Choice(cs.iter().map(&mut *child).collect::<Option<_>>()?),
+        Term::Par(cs) => TermNode::Par(cs.iter().map(|c| child(c)).collect::<Option<_>>()?),
+        Term::Choice(cs) => TermNode::Choice(cs.iter().map(|c| child(c)).collect::<Option<_>>()?),
         Term::Interrupt(a, b) => TermNode::Interrupt(child(a)?, child(b)?),
         Term::Label {
             inst,
@@ -927,71 +1020,6 @@ impl FirstUse {
     }
 }
 
-/// Writes out term `i` of a table whose children all come earlier (checked by [`Table::new`]).
-fn build_term(table: &StateTable, i: u32) -> Term {
-    let get = |j: u32| build_term(table, j);
-    let boxed = |j: u32| Box::new(build_term(table, j));
-    match &table.terms[i as usize] {
-        TermNode::Done => Term::Done,
-        TermNode::Faulted(f) => Term::Faulted(match f {
-            FaultRec::NoArm(n) => Fault::NoArm(*n),
-            FaultRec::Overflow(n) => Fault::Overflow(*n),
-            FaultRec::DivisionByZero(n) => Fault::DivisionByZero(*n),
-            FaultRec::Diverged => Fault::Diverged,
-            FaultRec::Malformed(n) => Fault::Malformed(*n),
-        }),
-        TermNode::Thread {
-            inst,
-            plan,
-            stack,
-            env,
-            ready,
-        } => Term::Thread {
-            inst: *inst,
-            plan: *plan,
-            stack: stack.clone(),
-            env: env.clone(),
-            mode: if *ready { Mode::Ready } else { Mode::Running },
-        },
-        TermNode::Then(a, b) => Term::Then(boxed(*a), boxed(*b)),
-        TermNode::Par(cs) => Term::Par(cs.iter().map(|c| get(*c)).collect()),
-        TermNode::Choice(cs) => Term::Choice(cs.iter().map(|c| get(*c)).collect()),
-        TermNode::Interrupt(a, b) => Term::Interrupt(boxed(*a), boxed(*b)),
-        TermNode::Label {
-            inst,
-            label,
-            body,
-            start,
-        } => Term::Label {
-            inst: *inst,
-            label: *label,
-            body: boxed(*body),
-            start: boxed(*start),
-        },
-        TermNode::Inst {
-            inst,
-            plan,
-            params,
-            body,
-        } => Term::Inst {
-            inst: *inst,
-            plan: *plan,
-            params: params.clone(),
-            body: boxed(*body),
-        },
-        TermNode::Suspended(t) => Term::Suspended(boxed(*t)),
-        TermNode::Handling { body, then } => Term::Handling {
-            body: boxed(*body),
-            then: match then {
-                AfterRec::End => After::End,
-                AfterRec::Suspend(t) => After::Suspend(boxed(*t)),
-                AfterRec::Continue(t) => After::Continue(boxed(*t)),
-                AfterRec::Restart(t) => After::Restart(boxed(*t)),
-            },
-        },
-    }
-}
-
 /// The states of a table, written out, when the table is well formed and canonical (for tools
 /// and tests that read certificates; the kernel itself writes out one state at a time).
 pub fn table_states(table: &StateTable) -> Result<Vec<State>, String> {
@@ -1044,12 +1072,12 @@ fn close<'t>(
 ) -> Result<Closed<'t>, Unclosed> {
     use rayon::prelude::*;
     type Steps = (Vec<u32>, Vec<(PlanId, u32)>);
-    let step_of = |i: usize| -> Result<Steps, String> {
+    let step_of = |made: &mut Made, i: usize| -> Result<Steps, String> {
         // A state the obligation stops at has no steps in it (a command from outside settled).
         if halt(i) || !budget.spend(table.cost(i)) {
             return Ok((Vec::new(), Vec::new()));
         }
-        let state = table.state(i);
+        let state = table.state_in(i, made);
         // A step changes a few threads: the rest of the next term is this state's.
         let root = table.raw.states[i].0;
         let (mut succ, mut bad) = (Vec::new(), Vec::new());
@@ -1060,7 +1088,7 @@ fn close<'t>(
                     bad.push((p, k));
                 }
             }
-            match table.find_near(&step.next, Some(root)) {
+            match table.find_near(&step.next, Some(root), made) {
                 Some(j) => {
                     succ.push(j);
                     true
@@ -1089,8 +1117,12 @@ fn close<'t>(
         // Blocks double up to `CLOSE_BLOCK`: an early refusal costs at most twice its prefix.
         let end = (start + block).min(table.len());
         block = (block * 2).min(CLOSE_BLOCK);
-        let results: Vec<Result<Steps, String>> =
-            (start..end).into_par_iter().map(step_of).collect();
+        // Each task of at least 256 states shares the terms it writes out among its states.
+        let results: Vec<Result<Steps, String>> = (start..end)
+            .into_par_iter()
+            .with_min_len(256)
+            .map_init(Made::default, step_of)
+            .collect();
         for (i, r) in (start..).zip(results) {
             let (s, b) =
                 r.map_err(|why| ("invariant.closed", Some(i), format!("state {i}: {why}")))?;
@@ -1868,16 +1900,19 @@ mod tests {
     fn a_guess_never_changes_the_index_a_term_is_found_at() {
         let raw = table();
         let t = Table::new(&raw).expect("a well-formed table");
-        let a = build_term(&raw, 0);
-        let b = build_term(&raw, 1);
+        // Written out anew (no shared term of the table's: every node is compared) and shared.
+        let fresh = |i: u32| Rc::new(t.node_term(i, &mut Made::default()));
+        let mut made = Made::default();
+        let (a, b) = (fresh(0), fresh(1));
         let absent = Term::Inst {
             inst: 0,
             plan: PlanId(0),
             params: vec![],
-            body: Box::new(Term::Par(vec![a.clone(), a.clone()])),
+            body: Rc::new(Term::Par(vec![a.clone(), a.clone()])),
         };
         let terms: Vec<Term> = (0..raw.terms.len() as u32)
-            .map(|i| build_term(&raw, i))
+            .map(|i| (*fresh(i)).clone())
+            .chain((0..raw.terms.len() as u32).map(|i| t.node_term(i, &mut made)))
             .chain([Term::Par(vec![b.clone(), b]), absent])
             .collect();
         let guesses: Vec<Option<u32>> = std::iter::once(None)
@@ -1885,11 +1920,12 @@ mod tests {
             .chain([Some(u32::MAX)])
             .collect();
         for (k, term) in terms.iter().enumerate() {
-            let truth = t.find_term(term, None);
+            let truth = t.find_term(term, None, &made);
             // Every listed term is found at its own index; the two made-up ones are not found.
-            assert_eq!(truth, (k < raw.terms.len()).then_some(k as u32), "term {k}");
+            let n = raw.terms.len();
+            assert_eq!(truth, (k < 2 * n).then_some((k % n) as u32), "term {k}");
             for &g in &guesses {
-                assert_eq!(t.find_term(term, g), truth, "term {k}, guess {g:?}");
+                assert_eq!(t.find_term(term, g, &made), truth, "term {k}, guess {g:?}");
             }
         }
     }

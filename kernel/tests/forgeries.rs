@@ -204,7 +204,9 @@ fn eight_thousand_threads_in_one_state_are_decided_within_the_work_limit() {
     let sem = Semantics::new(net, &body.ir.agents[net.agent.0 as usize]);
     let initial = sem.initial();
     let wide = State {
-        term: Term::Par(vec![initial.term.clone(); 8000]),
+        term: Term::Par(
+            std::iter::repeat_n(std::rc::Rc::new(initial.term.clone()), 8000).collect(),
+        ),
         beliefs: BTreeSet::new(),
     };
     body.states = state_table(&[initial, wide]);
@@ -378,7 +380,9 @@ fn a_choice_of_identical_alternatives_is_cut_off_by_the_work_limit() {
     let mut all = table_states(&body.states).unwrap();
     for k in 0..wide {
         all.push(State {
-            term: Term::Choice(vec![all[0].term.clone(); n - k]),
+            term: Term::Choice(
+                std::iter::repeat_n(std::rc::Rc::new(all[0].term.clone()), n - k).collect(),
+            ),
             beliefs: BTreeSet::new(),
         });
     }

@@ -384,7 +384,7 @@ impl Explored {
     }
 
     fn term(&self, id: Tid) -> Term {
-        let b = |id: Tid| Box::new(self.term(id));
+        let b = |id: Tid| semantics::Sub::new(self.term(id));
         match &self.terms[id as usize] {
             T::Done => Term::Done,
             T::Faulted(f) => Term::Faulted(f.clone()),
@@ -408,8 +408,8 @@ impl Explored {
                 // No state holds a waiting thread (every command lands within its step).
             },
             T::Then(a, r) => Term::Then(b(*a), b(*r)),
-            T::Par(cs) => Term::Par(cs.iter().map(|&c| self.term(c)).collect()),
-            T::Choice(cs) => Term::Choice(cs.iter().map(|&c| self.term(c)).collect()),
+            T::Par(cs) => Term::Par(cs.iter().map(|&c| b(c)).collect()),
+            T::Choice(cs) => Term::Choice(cs.iter().map(|&c| b(c)).collect()),
             T::Interrupt(p, q) => Term::Interrupt(b(*p), b(*q)),
             T::Suspended(t) => Term::Suspended(b(*t)),
             T::Label {
