@@ -415,8 +415,30 @@ pub fn decode(bytes: &[u8]) -> Result<Body, DecodeError> {
             e.to_string()
         })
     })?;
-    if postcard::to_allocvec(&body).map_err(|e| DecodeError::Body(e.to_string()))? != body_bytes {
-        return Err(DecodeError::NotCanonical);
+    // Re-encoded and compared as it is written (a large table is not held twice).
+    match postcard::serialize_with_flavor(&body, Same(body_bytes)) {
+        Ok(true) => Ok(body),
+        Ok(false) | Err(postcard::Error::SerializeBufferFull) => Err(DecodeError::NotCanonical),
+        Err(e) => Err(DecodeError::Body(e.to_string())),
     }
-    Ok(body)
+}
+
+/// A postcard output that compares the bytes written with the rest of an encoding instead of
+/// storing them: a difference stops it (as a full buffer), and it ends equal when nothing is
+/// left over.
+struct Same<'a>(&'a [u8]);
+
+impl postcard::ser_flavors::Flavor for Same<'_> {
+    type Output = bool;
+    fn try_extend(&mut self, data: &[u8]) -> postcard::Result<()> {
+        let rest = self.0.strip_prefix(data);
+        self.0 = rest.ok_or(postcard::Error::SerializeBufferFull)?;
+        Ok(())
+    }
+    fn try_push(&mut self, byte: u8) -> postcard::Result<()> {
+        self.try_extend(&[byte])
+    }
+    fn finalize(self) -> postcard::Result<bool> {
+        Ok(self.0.is_empty())
+    }
 }

@@ -645,3 +645,43 @@ fn an_abort_table_that_stops_where_a_restart_went_on_is_refused() {
         .map(|(_, v)| v);
     assert!(matches!(verdict, Some(Verdict::Refused(_))), "{verdict:?}");
 }
+
+/// The same body, written other than canonically (a byte after its end; a length spelt with a
+/// needless continuation byte), with its checksum made right: refused as not canonical, since
+/// two byte strings for one body would give one certificate two digests.
+#[test]
+fn a_body_not_written_canonically_is_refused() {
+    let (b, _) = seed_work();
+    let start = cert::MAGIC.len() + cert::HEADER_LEN;
+    let body = &b.bytes[start..b.bytes.len() - 32];
+    let framed = |body: &[u8]| {
+        let mut out = b.bytes[..start].to_vec();
+        out.extend_from_slice(body);
+        let sum = cert::sha256(&out);
+        out.extend_from_slice(&sum);
+        out
+    };
+    assert!(
+        cert::decode(&framed(body)).is_ok(),
+        "the honest body, re-framed"
+    );
+    let mut trailing = body.to_vec();
+    trailing.push(0);
+    assert!(matches!(
+        cert::decode(&framed(&trailing)),
+        Err(cert::DecodeError::NotCanonical)
+    ));
+    // The tool's name comes first, its length a one-byte varint; spelt in two bytes.
+    assert!(body[0] < 0x80 && body[0] > 0);
+    let mut overlong = vec![body[0] | 0x80, 0];
+    overlong.extend_from_slice(&body[1..]);
+    assert!(matches!(
+        cert::decode(&framed(&overlong)),
+        Err(cert::DecodeError::NotCanonical)
+    ));
+    assert!(
+        check(&framed(&trailing), Some(&b.expected()))
+            .admitted
+            .is_none()
+    );
+}
