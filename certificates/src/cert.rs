@@ -1,4 +1,4 @@
-//! Certificate format v1: what the frontend claims about one plan network, in a form the kernel
+//! Certificate format v2: what the frontend claims about one plan network, in a form the kernel
 //! can check without searching.
 //!
 //! A certificate file is `MAGIC`, then a fixed header, then the body (postcard encoding of
@@ -14,7 +14,7 @@ use sha2::{Digest, Sha256};
 /// The first eight bytes of every certificate.
 pub const MAGIC: &[u8; 8] = b"HILBCERT";
 /// The format's major version: a reader refuses any other.
-pub const FORMAT_MAJOR: u16 = 1;
+pub const FORMAT_MAJOR: u16 = 2;
 /// The format's minor version: this reader knows up to this one.
 pub const FORMAT_MINOR: u16 = 0;
 /// The version of the semantics the witnesses are about (`docs/semantics.md`).
@@ -61,11 +61,16 @@ pub struct Body {
     pub witnesses: Vec<Witness>,
 }
 
-/// A table of states: shared terms, shared atoms, and per state a term and a set of atoms.
+/// A table of states: shared terms, shared parameter lists, shared atoms, and per state a term
+/// and a set of atoms.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct StateTable {
     /// Terms; a term's children are indices of earlier terms.
     pub terms: Vec<TermNode>,
+    /// The parameter lists of plan instances ([`TermNode::Inst`]), each listed once, in the
+    /// order the terms first use them: a scene's root instance, whose channels every state
+    /// repeats, is written once.
+    pub params: Vec<Vec<Value>>,
     /// Atoms believed somewhere.
     pub atoms: Vec<AtomRec>,
     /// States: (term, atoms believed, sorted indices into `atoms`).
@@ -156,8 +161,8 @@ pub enum TermNode {
         inst: u32,
         /// Plan.
         plan: PlanId,
-        /// Parameters and channels.
-        params: Vec<Value>,
+        /// Parameters and channels: an index into [`StateTable::params`].
+        params: u32,
         /// Process.
         body: u32,
     },

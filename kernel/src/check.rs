@@ -8,7 +8,7 @@
 //! state is written out as a tree only while its steps are computed.
 
 use crate::eval::{attention_within, holds_within};
-use crate::semantics::{After, Atom, Fault, Mode, Semantics, State, Sub, Term};
+use crate::semantics::{After, Atom, Fault, Mode, Params, Semantics, State, Sub, Term};
 use hilbert_certificates::cert::{
     self, AfterRec, AtomRec, Body, FaultRec, SourceDigest, StateTable, TermNode, Witness,
 };
@@ -436,6 +436,9 @@ fn term_children(node: &TermNode) -> Vec<u32> {
 struct Table<'t> {
     raw: &'t StateTable,
     terms: FastMap<View<'t>, u32>,
+    /// The parameter lists by content, and each written out once (shared by every state).
+    params: FastMap<&'t [Value], u32>,
+    param_lists: Vec<Params>,
     atoms: FastMap<&'t AtomRec, u32>,
     /// The distinct belief sets (atom index lists), numbered in first-use order.
     sets: FastMap<&'t [u32], u32>,
@@ -460,10 +463,29 @@ impl<'t> Table<'t> {
         let mut depth: Vec<u32> = Vec::with_capacity(raw.terms.len());
         let mut size: Vec<u64> = Vec::with_capacity(raw.terms.len());
         let mut terms = fast_map(raw.terms.len());
+        let mut params = fast_map(raw.params.len());
+        for (i, p) in raw.params.iter().enumerate() {
+            if let Some(j) = params.insert(p.as_slice(), i as u32) {
+                return Err(format!(
+                    "parameter lists {j} and {i} are the same, listed twice"
+                ));
+            }
+        }
+        // Parameter lists in first-use order: the terms, in table order, use them in order.
+        let mut next_params = 0usize;
         for (i, node) in raw.terms.iter().enumerate() {
             let own = match node {
                 TermNode::Thread { stack, env, .. } => (stack.len() + env.len()) as u64,
-                TermNode::Inst { params, .. } => params.len() as u64,
+                TermNode::Inst { params: p, .. } => {
+                    let p = *p as usize;
+                    if p > next_params || p >= raw.params.len() {
+                        return Err(format!(
+                            "term {i} uses parameter list {p} where the canonical table puts list {next_params}"
+                        ));
+                    }
+                    next_params += (p == next_params) as usize;
+                    raw.params[p].len() as u64
+                }
                 _ => 0,
             };
             let (mut d, mut n) = (1u32, 1u64 + own);
@@ -487,6 +509,9 @@ impl<'t> Table<'t> {
             depth.push(d);
             size.push(n);
         }
+        if next_params != raw.params.len() {
+            return Err(format!("parameter list {next_params} is used by no term"));
+        }
         let mut atoms = fast_map(raw.atoms.len());
         for (i, a) in raw.atoms.iter().enumerate() {
             if let Some(j) = atoms.insert(a, i as u32) {
@@ -496,6 +521,8 @@ impl<'t> Table<'t> {
         let mut table = Table {
             raw,
             terms,
+            params,
+            param_lists: raw.params.iter().map(|p| p.as_slice().into()).collect(),
             atoms,
             sets: fast_map(0),
             set_of: Vec::with_capacity(raw.states.len()),
@@ -661,7 +688,7 @@ impl<'t> Table<'t> {
             } => Term::Inst {
                 inst: *inst,
                 plan: *plan,
-                params: params.clone(),
+                params: self.param_lists[*params as usize].clone(),
                 body: get(body),
             },
             TermNode::Suspended(t) => Term::Suspended(get(t)),
@@ -768,7 +795,7 @@ impl<'t> Table<'t> {
             } => View::Inst {
                 inst: *inst,
                 plan: *plan,
-                params,
+                params: *self.params.get(&**params)?,
                 body: kid(body, 0)?,
             },
             Term::Suspended(b) => View::Suspended(kid(b, 0)?),
@@ -847,7 +874,7 @@ enum View<'a> {
     Inst {
         inst: u32,
         plan: PlanId,
-        params: &'a [Value],
+        params: u32,
         body: u32,
     },
     Suspended(u32),
@@ -899,7 +926,7 @@ impl<'a> View<'a> {
             } => View::Inst {
                 inst: *inst,
                 plan: *plan,
-                params,
+                params: *params,
                 body: *body,
             },
             TermNode::Suspended(b) => View::Suspended(*b),
@@ -936,9 +963,17 @@ pub fn fault_rec(f: &Fault) -> FaultRec {
     }
 }
 
-/// The table node of a term whose children `child` numbers (`None` when one has no number): how
-/// a term is written into a table, and looked up in one.
-pub fn term_node(t: &Term, child: &mut dyn FnMut(&Term) -> Option<u32>) -> Option<TermNode> {
+/// A part of a term that a table numbers: a child term, or an instance's parameter list.
+pub type Part<'a> = Result<&'a Term, &'a [Value]>;
+
+/// The table node of a term whose children and parameter lists `number` numbers (`None` when
+/// one has no number): how a term is written into a table. An instance's list is numbered after
+/// its process, as the table's first-use order lists them.
+pub fn term_node(
+    t: &Term,
+    number: &mut dyn FnMut(Part<'_>) -> Option<u32>,
+) -> Option<TermNode> {
+    let mut child = |c: &Term| number(Ok(c));
     Some(match t {
         Term::Done => TermNode::Done,
         Term::Faulted(f) => TermNode::Faulted(fault_rec(f)),
@@ -975,12 +1010,15 @@ pub fn term_node(t: &Term, child: &mut dyn FnMut(&Term) -> Option<u32>) -> Optio
             plan,
             params,
             body,
-        } => TermNode::Inst {
-            inst: *inst,
-            plan: *plan,
-            params: params.clone(),
-            body: child(body)?,
-        },
+        } => {
+            let body = child(body)?;
+            TermNode::Inst {
+                inst: *inst,
+                plan: *plan,
+                params: number(Err(params))?,
+                body,
+            }
+        }
         Term::Suspended(b) => TermNode::Suspended(child(b)?),
         Term::Handling { body, then } => TermNode::Handling {
             body: child(body)?,
@@ -1880,20 +1918,59 @@ mod tests {
                 TermNode::Inst {
                     inst: 0,
                     plan: PlanId(0),
-                    params: vec![],
+                    params: 0,
                     body: 2,
                 },
                 TermNode::Par(vec![1, 0]),
                 TermNode::Inst {
                     inst: 0,
                     plan: PlanId(0),
-                    params: vec![],
+                    params: 0,
                     body: 4,
                 },
             ],
+            params: vec![vec![]],
             atoms: vec![],
             states: vec![(3, vec![]), (5, vec![])],
         }
+    }
+
+    /// `table()` with its parameter lists changed.
+    fn with_lists(params: Vec<Vec<Value>>, uses: [u32; 2]) -> Result<(), String> {
+        let mut raw = table();
+        raw.params = params;
+        for (k, u) in [3, 5].into_iter().zip(uses) {
+            if let TermNode::Inst { params, .. } = &mut raw.terms[k] {
+                *params = u;
+            }
+        }
+        Table::new(&raw).map(|_| ())
+    }
+
+    #[test]
+    fn parameter_lists_are_listed_once_in_first_use_order() {
+        let (a, b) = (vec![Value::Int(1)], vec![Value::Int(2)]);
+        assert_eq!(with_lists(vec![vec![]], [0, 0]), Ok(()));
+        assert_eq!(with_lists(vec![a.clone(), b.clone()], [0, 1]), Ok(()));
+        assert_eq!(
+            with_lists(vec![a.clone(), b.clone()], [0, 0]).unwrap_err(),
+            "parameter list 1 is used by no term"
+        );
+        assert!(
+            with_lists(vec![a.clone(), b.clone()], [1, 0])
+                .unwrap_err()
+                .contains("uses parameter list 1 where the canonical table puts list 0")
+        );
+        assert!(
+            with_lists(vec![a.clone(), a.clone()], [0, 1])
+                .unwrap_err()
+                .contains("listed twice")
+        );
+        assert!(
+            with_lists(vec![a], [0, 7])
+                .unwrap_err()
+                .contains("uses parameter list 7")
+        );
     }
 
     #[test]
@@ -1907,13 +1984,23 @@ mod tests {
         let absent = Term::Inst {
             inst: 0,
             plan: PlanId(0),
-            params: vec![],
+            params: Vec::new().into(),
             body: Rc::new(Term::Par(vec![a.clone(), a.clone()])),
+        };
+        // A listed body under a parameter list the table does not list.
+        let Term::Inst { body, .. } = t.node_term(3, &mut made) else {
+            panic!("term 3 is an instance")
+        };
+        let other_params = Term::Inst {
+            inst: 0,
+            plan: PlanId(0),
+            params: vec![Value::Int(5)].into(),
+            body,
         };
         let terms: Vec<Term> = (0..raw.terms.len() as u32)
             .map(|i| (*fresh(i)).clone())
             .chain((0..raw.terms.len() as u32).map(|i| t.node_term(i, &mut made)))
-            .chain([Term::Par(vec![b.clone(), b]), absent])
+            .chain([Term::Par(vec![b.clone(), b]), absent, other_params])
             .collect();
         let guesses: Vec<Option<u32>> = std::iter::once(None)
             .chain((0..raw.terms.len() as u32 + 2).map(Some))
@@ -1921,7 +2008,7 @@ mod tests {
             .collect();
         for (k, term) in terms.iter().enumerate() {
             let truth = t.find_term(term, None, &made);
-            // Every listed term is found at its own index; the two made-up ones are not found.
+            // Every listed term is found at its own index; the made-up ones are not found.
             let n = raw.terms.len();
             assert_eq!(truth, (k < 2 * n).then_some((k % n) as u32), "term {k}");
             for &g in &guesses {

@@ -29,6 +29,10 @@ use std::rc::Rc;
 /// rule, only what a copy costs).
 pub type Sub = Rc<Term>;
 
+/// An instance's parameters and channels, shared by every state that holds the instance (they
+/// are fixed from the call on, but for a tail call, which makes new ones).
+pub type Params = std::sync::Arc<[Value]>;
+
 /// At most this many nodes executed in one macro-step; beyond it the step diverges.
 pub const MACRO_STEP_FUEL: u32 = 100_000;
 
@@ -135,7 +139,7 @@ pub enum Term {
         /// Its current plan (a tail call changes it).
         plan: PlanId,
         /// Its parameters and channels (slots `0..params+channels`).
-        params: Vec<Value>,
+        params: Params,
         /// Its process.
         body: Sub,
     },
@@ -274,7 +278,7 @@ struct Ctx<'b> {
     commands: Vec<(u32, u32, Command, Target)>,
     /// The number the next queued command gets.
     issued: u32,
-    tail_calls: Vec<(u32, PlanId, Vec<Value>)>,
+    tail_calls: Vec<(u32, PlanId, Params)>,
     fuel: u32,
     depth: u32,
     /// Whether the step ran out of its fuel or nesting (it diverged: docs/semantics.md).
@@ -387,11 +391,11 @@ impl<'a> Semantics<'a> {
     }
 
     /// The prefix of an environment that handlers see: parameters and channels.
-    fn handler_params(&self, plan: PlanId, env: &[Value]) -> Vec<Value> {
+    fn handler_params(&self, plan: PlanId, env: &[Value]) -> Params {
         let n = self
             .plan(plan)
             .map_or(0, |c| c.params.len() + c.channels.len());
-        env[..n.min(env.len())].to_vec()
+        env[..n.min(env.len())].into()
     }
 
     /// The scene `scene(call(root), empty)`: the root plan called with the binding's arguments,
@@ -775,7 +779,7 @@ impl<'a> Semantics<'a> {
                 Command::Abort | Command::Restart => code.on_abort,
             };
             if let Some(node) = handler {
-                let mut env = params;
+                let mut env = params.to_vec();
                 env.resize(code.slots as usize, Value::Int(0));
                 threads.push(Term::Thread {
                     inst,
@@ -1362,7 +1366,7 @@ fn contains(term: &Term, pred: &dyn Fn(&Term) -> bool) -> bool {
 /// with their plan and parameters. The alternatives of an unresolved choice and the right side
 /// of an interrupt have not started; with `skip_stopped`, a suspended process and an instance
 /// whose process is suspended are left out.
-fn collect_instances(term: &Term, skip_stopped: bool, out: &mut Vec<(u32, PlanId, Vec<Value>)>) {
+fn collect_instances(term: &Term, skip_stopped: bool, out: &mut Vec<(u32, PlanId, Params)>) {
     match term {
         Term::Choice(_) => {}
         Term::Suspended(_) if skip_stopped => {}
