@@ -969,10 +969,7 @@ pub type Part<'a> = Result<&'a Term, &'a [Value]>;
 /// The table node of a term whose children and parameter lists `number` numbers (`None` when
 /// one has no number): how a term is written into a table. An instance's list is numbered after
 /// its process, as the table's first-use order lists them.
-pub fn term_node(
-    t: &Term,
-    number: &mut dyn FnMut(Part<'_>) -> Option<u32>,
-) -> Option<TermNode> {
+pub fn term_node(t: &Term, number: &mut dyn FnMut(Part<'_>) -> Option<u32>) -> Option<TermNode> {
     let mut child = |c: &Term| number(Ok(c));
     Some(match t {
         Term::Done => TermNode::Done,
@@ -1087,8 +1084,23 @@ const SHOWN_CHARS: usize = 600;
 /// its steps, and the tells its steps ran infeasibly.
 struct Closed<'t> {
     table: Table<'t>,
-    succ: Vec<Vec<u32>>,
-    bad_tells: Vec<Vec<(PlanId, u32)>>,
+    succ: Succ,
+    /// (state, plan, tell) for each tell a step from the state runs infeasibly, by state.
+    bad_tells: Vec<(u32, PlanId, u32)>,
+}
+
+/// Each state's successors, in the order of its steps: one list of them all, and where each
+/// state's part of it ends.
+#[derive(Default)]
+struct Succ {
+    all: Vec<u32>,
+    ends: Vec<usize>,
+}
+
+impl Succ {
+    fn of(&self, i: usize) -> &[u32] {
+        &self.all[i.checked_sub(1).map_or(0, |h| self.ends[h])..self.ends[i]]
+    }
 }
 
 /// States whose steps [`close`] computes at once (on every core) before looking at them.
@@ -1148,8 +1160,8 @@ fn close<'t>(
     // A block of states at a time, in order, each block on every core: the first state whose
     // step leaves the table ends the check at its block, so refusing a table costs what its
     // states up to there cost (a truncated exploration's table is refused near its start).
-    let mut succ = Vec::with_capacity(table.len());
-    let mut bad_tells = Vec::with_capacity(table.len());
+    let mut succ = Succ::default();
+    let mut bad_tells = Vec::new();
     let (mut start, mut block) = (0, 256);
     while start < table.len() {
         // Blocks double up to `CLOSE_BLOCK`: an early refusal costs at most twice its prefix.
@@ -1164,8 +1176,9 @@ fn close<'t>(
         for (i, r) in (start..).zip(results) {
             let (s, b) =
                 r.map_err(|why| ("invariant.closed", Some(i), format!("state {i}: {why}")))?;
-            succ.push(s);
-            bad_tells.push(b);
+            succ.all.extend_from_slice(&s);
+            succ.ends.push(succ.all.len());
+            bad_tells.extend(b.into_iter().map(|(p, k)| (i as u32, p, k)));
         }
         start = end;
     }
@@ -1179,7 +1192,7 @@ fn close<'t>(
 
 /// Requires states `0..n` to be exactly the breadth-first order from `starts`: the starts in
 /// order, then each reached state's new successors in the order of its steps.
-fn breadth_first(succ: &[Vec<u32>], starts: &[u32]) -> Result<(), Unclosed> {
+fn breadth_first(succ: &Succ, starts: &[u32]) -> Result<(), Unclosed> {
     fn meet(j: u32, seen: &mut [bool], next: &mut usize) -> Result<(), Unclosed> {
         if seen[j as usize] {
             return Ok(());
@@ -1197,19 +1210,19 @@ fn breadth_first(succ: &[Vec<u32>], starts: &[u32]) -> Result<(), Unclosed> {
         *next += 1;
         Ok(())
     }
-    let mut seen = vec![false; succ.len()];
+    let mut seen = vec![false; succ.ends.len()];
     let mut next = 0usize;
     for &s in starts {
         meet(s, &mut seen, &mut next)?;
     }
     let mut head = 0;
     while head < next {
-        for &j in &succ[head] {
+        for &j in succ.of(head) {
             meet(j, &mut seen, &mut next)?;
         }
         head += 1;
     }
-    if next != succ.len() {
+    if next != succ.ends.len() {
         return Err((
             "states.reachable",
             Some(next),
@@ -1361,8 +1374,7 @@ fn check_body(body: &Body, budget: &Budget, digest: [u8; 32]) -> Report {
             "state 0 is not the scene's initial state".into(),
         ))
     };
-    report.scene =
-        (closed.as_ref().ok()).map(|c| (c.table.len(), c.succ.iter().map(Vec::len).sum()));
+    report.scene = (closed.as_ref().ok()).map(|c| (c.table.len(), c.succ.all.len()));
     let mut runs = HandlerRuns::default();
     for (k, (oblig, kind)) in derived.iter().enumerate() {
         let verdict = match body.witnesses.get(k) {
@@ -1599,7 +1611,7 @@ fn check_witness(
 fn check_invariant(c: &Closed, oblig: &str) -> Verdict {
     let t = &c.table;
     for i in 0..t.len() {
-        if c.succ[i].is_empty() && t.raw.terms[t.raw.states[i].0 as usize] != TermNode::Done {
+        if c.succ.of(i).is_empty() && t.raw.terms[t.raw.states[i].0 as usize] != TermNode::Done {
             return refusal(
                 oblig,
                 Some(&t.state(i)),
@@ -1648,7 +1660,7 @@ fn check_ranking(
         if goal(i) || ranks[i] == u64::MAX {
             continue;
         }
-        if c.succ[i].is_empty() {
+        if c.succ.of(i).is_empty() {
             return refusal(
                 oblig,
                 Some(&t.state(i)),
@@ -1656,7 +1668,7 @@ fn check_ranking(
                 format!("{rule}: state {i} misses the goal and cannot step"),
             );
         }
-        for &j in &c.succ[i] {
+        for &j in c.succ.of(i) {
             let j = j as usize;
             if !goal(j) && ranks[j] >= ranks[i] {
                 return refusal(
@@ -1687,7 +1699,8 @@ impl HandlerRuns {
     fn record(&mut self, oblig: &str, out: &Outcome) {
         match &out.1 {
             Some((closed, landing)) => {
-                self.bad.extend(closed.bad_tells.iter().flatten().copied());
+                self.bad
+                    .extend(closed.bad_tells.iter().map(|&(_, p, k)| (p, k)));
                 self.bad.extend(landing.iter().copied());
             }
             None if self.unchecked.is_none() => self.unchecked = Some(oblig.to_string()),
@@ -1821,17 +1834,16 @@ fn outside<'t>(
 
 /// Tell feasibility: every step that runs the tell runs it feasibly.
 fn check_tells(c: &Closed, plan: PlanId, k: u32, oblig: &str) -> Verdict {
-    for i in 0..c.table.len() {
-        if c.bad_tells[i].contains(&(plan, k)) {
-            return refusal(
-                oblig,
-                Some(&c.table.state(i)),
-                "tell.feasible",
-                format!("a step from state {i} runs tell {k} infeasibly"),
-            );
-        }
+    // The first such state: `bad_tells` lists them by state.
+    match c.bad_tells.iter().find(|b| (b.1, b.2) == (plan, k)) {
+        Some(&(i, ..)) => refusal(
+            oblig,
+            Some(&c.table.state(i as usize)),
+            "tell.feasible",
+            format!("a step from state {i} runs tell {k} infeasibly"),
+        ),
+        None => Verdict::Proved,
     }
-    Verdict::Proved
 }
 
 /// Whether a set of admitted certificates covers a build: for each network `n` of `ir`, exactly
