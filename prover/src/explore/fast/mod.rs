@@ -22,7 +22,7 @@ mod vector;
 use super::{Graph, Label, Limits, StateId};
 use bitvec::prelude::{BitVec, Lsb0};
 use hilbert_certificates::cert::{AfterRec, StateTable, TermNode};
-use hilbert_certificates::ir::{Agent, AgentId, BeliefId, LabelId, Network, NodeId, PlanId};
+use hilbert_certificates::ir::{Agent, AgentId, BeliefId, LabelId, Network, NodeId, PlanId, Value};
 use hilbert_kernel::semantics::{self, Atom, Event, State, Term};
 use rayon::prelude::*;
 use sem::{AtomV, Code, EventV, LStep, Op};
@@ -63,6 +63,16 @@ struct LabelKey {
 }
 
 const NONE: u32 = u32::MAX;
+
+/// The number of a parameter list in the table's `params` (first use first, none twice).
+fn param_list(table: &mut StateTable, numbers: &mut FxMap<Vec<Value>, u32>, p: Vec<Value>) -> u32 {
+    let next = table.params.len() as u32;
+    let k = *numbers.entry(p.clone()).or_insert(next);
+    if k == next {
+        table.params.push(p);
+    }
+    k
+}
 
 /// Everything the search shares between levels.
 struct Global<'n> {
@@ -188,10 +198,10 @@ impl Explored {
                 inst: shape.inst,
                 plan: PlanId(shape.plan),
                 params: shape.params.iter().map(|&v| self.value(v)).collect(),
-                body: Box::new(Term::Par(
+                body: semantics::Sub::new(Term::Par(
                     key[1..=self.layout.arity]
                         .iter()
-                        .map(|&c| self.term(c))
+                        .map(|&c| semantics::Sub::new(self.term(c)))
                         .collect(),
                 )),
             }
@@ -231,6 +241,7 @@ impl Explored {
         // some other term holds them): their table numbers, by their children's and shape.
         let mut pars: FxMap<Box<[u32]>, u32> = FxMap::default();
         let mut insts: FxMap<(u32, u32), u32> = FxMap::default();
+        let mut param_number: FxMap<Vec<Value>, u32> = FxMap::default();
         table.states.reserve_exact(order.len());
         let w = self.visited.width();
         for &id in order {
@@ -238,12 +249,15 @@ impl Explored {
             let root = if key[0] != 0 {
                 let cs = &key[1..=self.layout.arity];
                 for &c in cs {
-                    self.number_term(c, &mut number, &mut table);
+                    self.number_term(c, &mut number, &mut table, &mut param_number);
                 }
                 let shape = self.layout.shape(key[0]);
                 let par = T::Par(cs.into());
                 let (par_tid, par_number) = match self.arena.find(&par) {
-                    Some(t) => (Some(t), self.number_term(t, &mut number, &mut table)),
+                    Some(t) => (
+                        Some(t),
+                        self.number_term(t, &mut number, &mut table, &mut param_number),
+                    ),
                     None => {
                         let numbers: Box<[u32]> = cs.iter().map(|&c| number[c as usize]).collect();
                         let next = table.terms.len() as u32;
@@ -263,15 +277,20 @@ impl Explored {
                     })
                 });
                 match inst {
-                    Some(t) => self.number_term(t, &mut number, &mut table),
+                    Some(t) => self.number_term(t, &mut number, &mut table, &mut param_number),
                     None => {
                         let next = table.terms.len() as u32;
                         let k = *insts.entry((key[0], par_number)).or_insert(next);
                         if k == next {
+                            let params = param_list(
+                                &mut table,
+                                &mut param_number,
+                                shape.params.iter().map(|&v| self.value(v)).collect(),
+                            );
                             table.terms.push(TermNode::Inst {
                                 inst: shape.inst,
                                 plan: PlanId(shape.plan),
-                                params: shape.params.iter().map(|&v| self.value(v)).collect(),
+                                params,
                                 body: par_number,
                             });
                         }
@@ -279,7 +298,7 @@ impl Explored {
                     }
                 }
             } else {
-                self.number_term(key[1], &mut number, &mut table)
+                self.number_term(key[1], &mut number, &mut table, &mut param_number)
             };
             let set = &self.sets[key[w - 1] as usize];
             let mut in_order: Vec<&Atom> = set.iter().collect();
@@ -303,7 +322,13 @@ impl Explored {
 
     /// Numbers arena term `root` and the terms under it not numbered yet, children first,
     /// left to right; returns its number.
-    fn number_term(&self, root: Tid, number: &mut [u32], table: &mut StateTable) -> u32 {
+    fn number_term(
+        &self,
+        root: Tid,
+        number: &mut [u32],
+        table: &mut StateTable,
+        param_number: &mut FxMap<Vec<Value>, u32>,
+    ) -> u32 {
         // Post-order, iteratively: (term, whether its children are numbered).
         let mut stack: Vec<(Tid, bool)> = vec![(root, false)];
         while let Some((t, ready)) = stack.pop() {
@@ -311,7 +336,7 @@ impl Explored {
                 continue;
             }
             if ready {
-                let node = self.node(t, number);
+                let node = self.node(t, number, &mut |p| param_list(table, param_number, p));
                 number[t as usize] = table.terms.len() as u32;
                 table.terms.push(node);
                 continue;
@@ -327,8 +352,14 @@ impl Explored {
         number[root as usize]
     }
 
-    /// The table node of arena term `t`, whose children `number` has numbered.
-    fn node(&self, t: Tid, number: &[u32]) -> TermNode {
+    /// The table node of arena term `t`, whose children `number` has numbered and whose
+    /// parameter list `list` numbers.
+    fn node(
+        &self,
+        t: Tid,
+        number: &[u32],
+        list: &mut dyn FnMut(Vec<hilbert_certificates::ir::Value>) -> u32,
+    ) -> TermNode {
         let n = |c: &Tid| number[*c as usize];
         match &self.arena.terms[t as usize] {
             T::Done => TermNode::Done,
@@ -371,7 +402,7 @@ impl Explored {
             } => TermNode::Inst {
                 inst: *inst,
                 plan: PlanId(*plan),
-                params: params.iter().map(|&v| self.value(v)).collect(),
+                params: list(params.iter().map(|&v| self.value(v)).collect()),
                 body: n(body),
             },
             T::Handling { body, then } => TermNode::Handling {
@@ -405,7 +436,7 @@ impl Explored {
     }
 
     fn term(&self, id: Tid) -> Term {
-        let b = |id: Tid| Box::new(self.term(id));
+        let b = |id: Tid| semantics::Sub::new(self.term(id));
         match &self.arena.terms[id as usize] {
             T::Done => Term::Done,
             T::Faulted(f) => Term::Faulted(f.clone()),
@@ -429,8 +460,8 @@ impl Explored {
                 // No state holds a waiting thread (every command lands within its step).
             },
             T::Then(a, r) => Term::Then(b(*a), b(*r)),
-            T::Par(cs) => Term::Par(cs.iter().map(|&c| self.term(c)).collect()),
-            T::Choice(cs) => Term::Choice(cs.iter().map(|&c| self.term(c)).collect()),
+            T::Par(cs) => Term::Par(cs.iter().map(|&c| b(c)).collect()),
+            T::Choice(cs) => Term::Choice(cs.iter().map(|&c| b(c)).collect()),
             T::Interrupt(p, q) => Term::Interrupt(b(*p), b(*q)),
             T::Suspended(t) => Term::Suspended(b(*t)),
             T::Label {
@@ -452,7 +483,11 @@ impl Explored {
             } => Term::Inst {
                 inst: *inst,
                 plan: PlanId(*plan),
-                params: params.iter().map(|&v| self.value(v)).collect(),
+                params: params
+                    .iter()
+                    .map(|&v| self.value(v))
+                    .collect::<Vec<_>>()
+                    .into(),
                 body: b(*body),
             },
             T::Handling { body, then } => Term::Handling {
