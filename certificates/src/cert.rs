@@ -1,4 +1,4 @@
-//! Certificate format v1: what the frontend claims about one plan network, in a form the kernel
+//! Certificate format v2: what the frontend claims about one plan network, in a form the kernel
 //! can check without searching.
 //!
 //! A certificate file is `MAGIC`, then a fixed header, then the body (postcard encoding of
@@ -14,7 +14,7 @@ use sha2::{Digest, Sha256};
 /// The first eight bytes of every certificate.
 pub const MAGIC: &[u8; 8] = b"HILBCERT";
 /// The format's major version: a reader refuses any other.
-pub const FORMAT_MAJOR: u16 = 1;
+pub const FORMAT_MAJOR: u16 = 2;
 /// The format's minor version: this reader knows up to this one.
 pub const FORMAT_MINOR: u16 = 0;
 /// The version of the semantics the witnesses are about (`docs/semantics.md`).
@@ -61,11 +61,16 @@ pub struct Body {
     pub witnesses: Vec<Witness>,
 }
 
-/// A table of states: shared terms, shared atoms, and per state a term and a set of atoms.
+/// A table of states: shared terms, shared parameter lists, shared atoms, and per state a term
+/// and a set of atoms.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct StateTable {
     /// Terms; a term's children are indices of earlier terms.
     pub terms: Vec<TermNode>,
+    /// The parameter lists of plan instances ([`TermNode::Inst`]), each listed once, in the
+    /// order the terms first use them: a scene's root instance, whose channels every state
+    /// repeats, is written once.
+    pub params: Vec<Vec<Value>>,
     /// Atoms believed somewhere.
     pub atoms: Vec<AtomRec>,
     /// States: (term, atoms believed, sorted indices into `atoms`).
@@ -156,8 +161,8 @@ pub enum TermNode {
         inst: u32,
         /// Plan.
         plan: PlanId,
-        /// Parameters and channels.
-        params: Vec<Value>,
+        /// Parameters and channels: an index into [`StateTable::params`].
+        params: u32,
         /// Process.
         body: u32,
     },
@@ -415,8 +420,30 @@ pub fn decode(bytes: &[u8]) -> Result<Body, DecodeError> {
             e.to_string()
         })
     })?;
-    if postcard::to_allocvec(&body).map_err(|e| DecodeError::Body(e.to_string()))? != body_bytes {
-        return Err(DecodeError::NotCanonical);
+    // Re-encoded and compared as it is written (a large table is not held twice).
+    match postcard::serialize_with_flavor(&body, Same(body_bytes)) {
+        Ok(true) => Ok(body),
+        Ok(false) | Err(postcard::Error::SerializeBufferFull) => Err(DecodeError::NotCanonical),
+        Err(e) => Err(DecodeError::Body(e.to_string())),
     }
-    Ok(body)
+}
+
+/// A postcard output that compares the bytes written with the rest of an encoding instead of
+/// storing them: a difference stops it (as a full buffer), and it ends equal when nothing is
+/// left over.
+struct Same<'a>(&'a [u8]);
+
+impl postcard::ser_flavors::Flavor for Same<'_> {
+    type Output = bool;
+    fn try_extend(&mut self, data: &[u8]) -> postcard::Result<()> {
+        let rest = self.0.strip_prefix(data);
+        self.0 = rest.ok_or(postcard::Error::SerializeBufferFull)?;
+        Ok(())
+    }
+    fn try_push(&mut self, byte: u8) -> postcard::Result<()> {
+        self.try_extend(&[byte])
+    }
+    fn finalize(self) -> postcard::Result<bool> {
+        Ok(self.0.is_empty())
+    }
 }

@@ -8,7 +8,7 @@
 //! state is written out as a tree only while its steps are computed.
 
 use crate::eval::{attention_within, holds_within};
-use crate::semantics::{After, Atom, Fault, Mode, Semantics, State, Term};
+use crate::semantics::{After, Atom, Fault, Mode, Params, Semantics, State, Sub, Term};
 use hilbert_certificates::cert::{
     self, AfterRec, AtomRec, Body, FaultRec, SourceDigest, StateTable, TermNode, Witness,
 };
@@ -18,6 +18,7 @@ use hilbert_certificates::ir::{
     PlanId, Value,
 };
 use std::collections::{BTreeSet, HashMap};
+use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Proof that the kernel admitted one certificate: it names the certificate (the SHA-256 of
@@ -435,6 +436,9 @@ fn term_children(node: &TermNode) -> Vec<u32> {
 struct Table<'t> {
     raw: &'t StateTable,
     terms: FastMap<View<'t>, u32>,
+    /// The parameter lists by content, and each written out once (shared by every state).
+    params: FastMap<&'t [Value], u32>,
+    param_lists: Vec<Params>,
     atoms: FastMap<&'t AtomRec, u32>,
     /// The distinct belief sets (atom index lists), numbered in first-use order.
     sets: FastMap<&'t [u32], u32>,
@@ -446,6 +450,11 @@ struct Table<'t> {
     size: Vec<u64>,
 }
 
+/// Terms of a table written out once and shared ([`Table::sub`]), by index: one per task of
+/// the closure check, never across threads.
+#[derive(Default)]
+struct Made(FastMap<u32, Sub>);
+
 impl<'t> Table<'t> {
     fn new(raw: &'t StateTable) -> Result<Table<'t>, String> {
         if raw.states.len() > u32::MAX as usize / 2 {
@@ -454,10 +463,29 @@ impl<'t> Table<'t> {
         let mut depth: Vec<u32> = Vec::with_capacity(raw.terms.len());
         let mut size: Vec<u64> = Vec::with_capacity(raw.terms.len());
         let mut terms = fast_map(raw.terms.len());
+        let mut params = fast_map(raw.params.len());
+        for (i, p) in raw.params.iter().enumerate() {
+            if let Some(j) = params.insert(p.as_slice(), i as u32) {
+                return Err(format!(
+                    "parameter lists {j} and {i} are the same, listed twice"
+                ));
+            }
+        }
+        // Parameter lists in first-use order: the terms, in table order, use them in order.
+        let mut next_params = 0usize;
         for (i, node) in raw.terms.iter().enumerate() {
             let own = match node {
                 TermNode::Thread { stack, env, .. } => (stack.len() + env.len()) as u64,
-                TermNode::Inst { params, .. } => params.len() as u64,
+                TermNode::Inst { params: p, .. } => {
+                    let p = *p as usize;
+                    if p > next_params || p >= raw.params.len() {
+                        return Err(format!(
+                            "term {i} uses parameter list {p} where the canonical table puts list {next_params}"
+                        ));
+                    }
+                    next_params += (p == next_params) as usize;
+                    raw.params[p].len() as u64
+                }
                 _ => 0,
             };
             let (mut d, mut n) = (1u32, 1u64 + own);
@@ -481,6 +509,9 @@ impl<'t> Table<'t> {
             depth.push(d);
             size.push(n);
         }
+        if next_params != raw.params.len() {
+            return Err(format!("parameter list {next_params} is used by no term"));
+        }
         let mut atoms = fast_map(raw.atoms.len());
         for (i, a) in raw.atoms.iter().enumerate() {
             if let Some(j) = atoms.insert(a, i as u32) {
@@ -490,6 +521,8 @@ impl<'t> Table<'t> {
         let mut table = Table {
             raw,
             terms,
+            params,
+            param_lists: raw.params.iter().map(|p| p.as_slice().into()).collect(),
             atoms,
             sets: fast_map(0),
             set_of: Vec::with_capacity(raw.states.len()),
@@ -585,21 +618,101 @@ impl<'t> Table<'t> {
 
     /// State `i`, written out.
     fn state(&self, i: usize) -> State {
+        self.state_in(i, &mut Made::default())
+    }
+
+    /// State `i`, written out: its root node anew, the rest from `made`.
+    fn state_in(&self, i: usize, made: &mut Made) -> State {
         State {
-            term: build_term(self.raw, self.raw.states[i].0),
+            term: self.node_term(self.raw.states[i].0, made),
             beliefs: self.beliefs_of_set(self.set_of[i]),
+        }
+    }
+
+    /// Term `i`, written out once in `made` and shared.
+    fn sub(&self, i: u32, made: &mut Made) -> Sub {
+        if let Some(t) = made.0.get(&i) {
+            return t.clone();
+        }
+        let t = Rc::new(self.node_term(i, made));
+        made.0.insert(i, t.clone());
+        t
+    }
+
+    /// Term `i` written out as a node over its children's shared terms ([`Table::sub`]; every
+    /// child comes earlier in the table, so this ends).
+    fn node_term(&self, i: u32, made: &mut Made) -> Term {
+        let mut get = |j: &u32| self.sub(*j, made);
+        match &self.raw.terms[i as usize] {
+            TermNode::Done => Term::Done,
+            TermNode::Faulted(f) => Term::Faulted(match f {
+                FaultRec::NoArm(n) => Fault::NoArm(*n),
+                FaultRec::Overflow(n) => Fault::Overflow(*n),
+                FaultRec::DivisionByZero(n) => Fault::DivisionByZero(*n),
+                FaultRec::Diverged => Fault::Diverged,
+                FaultRec::Malformed(n) => Fault::Malformed(*n),
+            }),
+            TermNode::Thread {
+                inst,
+                plan,
+                stack,
+                env,
+                ready,
+            } => Term::Thread {
+                inst: *inst,
+                plan: *plan,
+                stack: stack.clone(),
+                env: env.clone(),
+                mode: if *ready { Mode::Ready } else { Mode::Running },
+            },
+            TermNode::Then(a, b) => Term::Then(get(a), get(b)),
+            TermNode::Par(cs) => Term::Par(cs.iter().map(&mut get).collect()),
+            TermNode::Choice(cs) => Term::Choice(cs.iter().map(&mut get).collect()),
+            TermNode::Interrupt(a, b) => Term::Interrupt(get(a), get(b)),
+            TermNode::Label {
+                inst,
+                label,
+                body,
+                start,
+            } => Term::Label {
+                inst: *inst,
+                label: *label,
+                body: get(body),
+                start: get(start),
+            },
+            TermNode::Inst {
+                inst,
+                plan,
+                params,
+                body,
+            } => Term::Inst {
+                inst: *inst,
+                plan: *plan,
+                params: self.param_lists[*params as usize].clone(),
+                body: get(body),
+            },
+            TermNode::Suspended(t) => Term::Suspended(get(t)),
+            TermNode::Handling { body, then } => Term::Handling {
+                body: get(body),
+                then: match then {
+                    AfterRec::End => After::End,
+                    AfterRec::Suspend(t) => After::Suspend(get(t)),
+                    AfterRec::Continue(t) => After::Continue(get(t)),
+                    AfterRec::Restart(t) => After::Restart(get(t)),
+                },
+            },
         }
     }
 
     /// The index of a state, when the table lists it.
     fn find(&self, s: &State) -> Option<u32> {
-        self.find_near(s, None)
+        self.find_near(s, None, &Made::default())
     }
 
     /// [`Table::find`], told that `s` probably shares most of its term with table term `near`
     /// (the state a step came from): see [`Table::find_term`].
-    fn find_near(&self, s: &State, near: Option<u32>) -> Option<u32> {
-        let term = self.find_term(&s.term, near)?;
+    fn find_near(&self, s: &State, near: Option<u32>, made: &Made) -> Option<u32> {
+        let term = self.find_term(&s.term, near, made)?;
         let ids = s
             .beliefs
             .iter()
@@ -619,9 +732,20 @@ impl<'t> Table<'t> {
     /// indices — is the guess's own node, the guess is the answer without asking the map: the
     /// table lists no node twice ([`Table::new`] refuses it), so a node has one index, and the
     /// answer is the map's either way. A wrong guess costs one comparison, never a wrong index.
-    fn find_term(&self, t: &Term, near: Option<u32>) -> Option<u32> {
+    ///
+    /// A child that is the very shared term [`Table::sub`] made in `made` for its guess is
+    /// that term: its index is the guess's, with no comparison (`made` holds it, so it is not
+    /// freed and its address not reused while this runs).
+    fn find_term(&self, t: &Term, near: Option<u32>, made: &Made) -> Option<u32> {
         let node = near.and_then(|h| self.raw.terms.get(h as usize));
         let guess = |k: usize| node.and_then(|n| nth_child(n, k));
+        let kid = |c: &Sub, k: usize| {
+            let g = guess(k);
+            match g.and_then(|g| made.0.get(&g)) {
+                Some(m) if Rc::ptr_eq(m, c) => g,
+                _ => self.find_term(c, g, made),
+            }
+        };
         let mut kids: Vec<u32> = Vec::new();
         let view = match t {
             Term::Done => View::Done,
@@ -639,13 +763,11 @@ impl<'t> Table<'t> {
                 env,
                 ready: *mode == Mode::Ready,
             },
-            Term::Then(a, b) => {
-                View::Then(self.find_term(a, guess(0))?, self.find_term(b, guess(1))?)
-            }
+            Term::Then(a, b) => View::Then(kid(a, 0)?, kid(b, 1)?),
             Term::Par(cs) | Term::Choice(cs) => {
                 kids.reserve_exact(cs.len());
                 for (k, c) in cs.iter().enumerate() {
-                    kids.push(self.find_term(c, guess(k))?);
+                    kids.push(kid(c, k)?);
                 }
                 if matches!(t, Term::Par(_)) {
                     View::Par(&kids)
@@ -653,9 +775,7 @@ impl<'t> Table<'t> {
                     View::Choice(&kids)
                 }
             }
-            Term::Interrupt(a, b) => {
-                View::Interrupt(self.find_term(a, guess(0))?, self.find_term(b, guess(1))?)
-            }
+            Term::Interrupt(a, b) => View::Interrupt(kid(a, 0)?, kid(b, 1)?),
             Term::Label {
                 inst,
                 label,
@@ -664,8 +784,8 @@ impl<'t> Table<'t> {
             } => View::Label {
                 inst: *inst,
                 label: *label,
-                body: self.find_term(body, guess(0))?,
-                start: self.find_term(start, guess(1))?,
+                body: kid(body, 0)?,
+                start: kid(start, 1)?,
             },
             Term::Inst {
                 inst,
@@ -675,17 +795,17 @@ impl<'t> Table<'t> {
             } => View::Inst {
                 inst: *inst,
                 plan: *plan,
-                params,
-                body: self.find_term(body, guess(0))?,
+                params: *self.params.get(&**params)?,
+                body: kid(body, 0)?,
             },
-            Term::Suspended(b) => View::Suspended(self.find_term(b, guess(0))?),
+            Term::Suspended(b) => View::Suspended(kid(b, 0)?),
             Term::Handling { body, then } => View::Handling {
-                body: self.find_term(body, guess(0))?,
+                body: kid(body, 0)?,
                 then: match then {
                     After::End => (0, 0),
-                    After::Suspend(x) => (1, self.find_term(x, guess(1))?),
-                    After::Continue(x) => (2, self.find_term(x, guess(1))?),
-                    After::Restart(x) => (3, self.find_term(x, guess(1))?),
+                    After::Suspend(x) => (1, kid(x, 1)?),
+                    After::Continue(x) => (2, kid(x, 1)?),
+                    After::Restart(x) => (3, kid(x, 1)?),
                 },
             },
         };
@@ -754,7 +874,7 @@ enum View<'a> {
     Inst {
         inst: u32,
         plan: PlanId,
-        params: &'a [Value],
+        params: u32,
         body: u32,
     },
     Suspended(u32),
@@ -806,7 +926,7 @@ impl<'a> View<'a> {
             } => View::Inst {
                 inst: *inst,
                 plan: *plan,
-                params,
+                params: *params,
                 body: *body,
             },
             TermNode::Suspended(b) => View::Suspended(*b),
@@ -843,9 +963,17 @@ pub fn fault_rec(f: &Fault) -> FaultRec {
     }
 }
 
-/// The table node of a term whose children `child` numbers (`None` when one has no number): how
-/// a term is written into a table, and looked up in one.
-pub fn term_node(t: &Term, child: &mut dyn FnMut(&Term) -> Option<u32>) -> Option<TermNode> {
+/// A part of a term that a table numbers: a child term, or an instance's parameter list.
+pub type Part<'a> = Result<&'a Term, &'a [Value]>;
+
+/// The table node of a term whose children and parameter lists `number` numbers (`None` when
+/// one has no number): how a term is written into a table. An instance's list is numbered after
+/// its process, as the table's first-use order lists them.
+pub fn term_node(
+    t: &Term,
+    number: &mut dyn FnMut(Part<'_>) -> Option<u32>,
+) -> Option<TermNode> {
+    let mut child = |c: &Term| number(Ok(c));
     Some(match t {
         Term::Done => TermNode::Done,
         Term::Faulted(f) => TermNode::Faulted(fault_rec(f)),
@@ -863,8 +991,8 @@ pub fn term_node(t: &Term, child: &mut dyn FnMut(&Term) -> Option<u32>) -> Optio
             ready: *mode == Mode::Ready,
         },
         Term::Then(a, b) => TermNode::Then(child(a)?, child(b)?),
-        Term::Par(cs) => TermNode::Par(cs.iter().map(&mut *child).collect::<Option<_>>()?),
-        Term::Choice(cs) => TermNode::Choice(cs.iter().map(&mut *child).collect::<Option<_>>()?),
+        Term::Par(cs) => TermNode::Par(cs.iter().map(|c| child(c)).collect::<Option<_>>()?),
+        Term::Choice(cs) => TermNode::Choice(cs.iter().map(|c| child(c)).collect::<Option<_>>()?),
         Term::Interrupt(a, b) => TermNode::Interrupt(child(a)?, child(b)?),
         Term::Label {
             inst,
@@ -882,12 +1010,15 @@ pub fn term_node(t: &Term, child: &mut dyn FnMut(&Term) -> Option<u32>) -> Optio
             plan,
             params,
             body,
-        } => TermNode::Inst {
-            inst: *inst,
-            plan: *plan,
-            params: params.clone(),
-            body: child(body)?,
-        },
+        } => {
+            let body = child(body)?;
+            TermNode::Inst {
+                inst: *inst,
+                plan: *plan,
+                params: number(Err(params))?,
+                body,
+            }
+        }
         Term::Suspended(b) => TermNode::Suspended(child(b)?),
         Term::Handling { body, then } => TermNode::Handling {
             body: child(body)?,
@@ -924,71 +1055,6 @@ impl FirstUse {
         self.seen[i as usize] = true;
         self.next += 1;
         Ok(())
-    }
-}
-
-/// Writes out term `i` of a table whose children all come earlier (checked by [`Table::new`]).
-fn build_term(table: &StateTable, i: u32) -> Term {
-    let get = |j: u32| build_term(table, j);
-    let boxed = |j: u32| Box::new(build_term(table, j));
-    match &table.terms[i as usize] {
-        TermNode::Done => Term::Done,
-        TermNode::Faulted(f) => Term::Faulted(match f {
-            FaultRec::NoArm(n) => Fault::NoArm(*n),
-            FaultRec::Overflow(n) => Fault::Overflow(*n),
-            FaultRec::DivisionByZero(n) => Fault::DivisionByZero(*n),
-            FaultRec::Diverged => Fault::Diverged,
-            FaultRec::Malformed(n) => Fault::Malformed(*n),
-        }),
-        TermNode::Thread {
-            inst,
-            plan,
-            stack,
-            env,
-            ready,
-        } => Term::Thread {
-            inst: *inst,
-            plan: *plan,
-            stack: stack.clone(),
-            env: env.clone(),
-            mode: if *ready { Mode::Ready } else { Mode::Running },
-        },
-        TermNode::Then(a, b) => Term::Then(boxed(*a), boxed(*b)),
-        TermNode::Par(cs) => Term::Par(cs.iter().map(|c| get(*c)).collect()),
-        TermNode::Choice(cs) => Term::Choice(cs.iter().map(|c| get(*c)).collect()),
-        TermNode::Interrupt(a, b) => Term::Interrupt(boxed(*a), boxed(*b)),
-        TermNode::Label {
-            inst,
-            label,
-            body,
-            start,
-        } => Term::Label {
-            inst: *inst,
-            label: *label,
-            body: boxed(*body),
-            start: boxed(*start),
-        },
-        TermNode::Inst {
-            inst,
-            plan,
-            params,
-            body,
-        } => Term::Inst {
-            inst: *inst,
-            plan: *plan,
-            params: params.clone(),
-            body: boxed(*body),
-        },
-        TermNode::Suspended(t) => Term::Suspended(boxed(*t)),
-        TermNode::Handling { body, then } => Term::Handling {
-            body: boxed(*body),
-            then: match then {
-                AfterRec::End => After::End,
-                AfterRec::Suspend(t) => After::Suspend(boxed(*t)),
-                AfterRec::Continue(t) => After::Continue(boxed(*t)),
-                AfterRec::Restart(t) => After::Restart(boxed(*t)),
-            },
-        },
     }
 }
 
@@ -1044,12 +1110,12 @@ fn close<'t>(
 ) -> Result<Closed<'t>, Unclosed> {
     use rayon::prelude::*;
     type Steps = (Vec<u32>, Vec<(PlanId, u32)>);
-    let step_of = |i: usize| -> Result<Steps, String> {
+    let step_of = |made: &mut Made, i: usize| -> Result<Steps, String> {
         // A state the obligation stops at has no steps in it (a command from outside settled).
         if halt(i) || !budget.spend(table.cost(i)) {
             return Ok((Vec::new(), Vec::new()));
         }
-        let state = table.state(i);
+        let state = table.state_in(i, made);
         // A step changes a few threads: the rest of the next term is this state's.
         let root = table.raw.states[i].0;
         let (mut succ, mut bad) = (Vec::new(), Vec::new());
@@ -1060,7 +1126,7 @@ fn close<'t>(
                     bad.push((p, k));
                 }
             }
-            match table.find_near(&step.next, Some(root)) {
+            match table.find_near(&step.next, Some(root), made) {
                 Some(j) => {
                     succ.push(j);
                     true
@@ -1089,8 +1155,12 @@ fn close<'t>(
         // Blocks double up to `CLOSE_BLOCK`: an early refusal costs at most twice its prefix.
         let end = (start + block).min(table.len());
         block = (block * 2).min(CLOSE_BLOCK);
-        let results: Vec<Result<Steps, String>> =
-            (start..end).into_par_iter().map(step_of).collect();
+        // Each task of at least 256 states shares the terms it writes out among its states.
+        let results: Vec<Result<Steps, String>> = (start..end)
+            .into_par_iter()
+            .with_min_len(256)
+            .map_init(Made::default, step_of)
+            .collect();
         for (i, r) in (start..).zip(results) {
             let (s, b) =
                 r.map_err(|why| ("invariant.closed", Some(i), format!("state {i}: {why}")))?;
@@ -1848,48 +1918,101 @@ mod tests {
                 TermNode::Inst {
                     inst: 0,
                     plan: PlanId(0),
-                    params: vec![],
+                    params: 0,
                     body: 2,
                 },
                 TermNode::Par(vec![1, 0]),
                 TermNode::Inst {
                     inst: 0,
                     plan: PlanId(0),
-                    params: vec![],
+                    params: 0,
                     body: 4,
                 },
             ],
+            params: vec![vec![]],
             atoms: vec![],
             states: vec![(3, vec![]), (5, vec![])],
         }
+    }
+
+    /// `table()` with its parameter lists changed.
+    fn with_lists(params: Vec<Vec<Value>>, uses: [u32; 2]) -> Result<(), String> {
+        let mut raw = table();
+        raw.params = params;
+        for (k, u) in [3, 5].into_iter().zip(uses) {
+            if let TermNode::Inst { params, .. } = &mut raw.terms[k] {
+                *params = u;
+            }
+        }
+        Table::new(&raw).map(|_| ())
+    }
+
+    #[test]
+    fn parameter_lists_are_listed_once_in_first_use_order() {
+        let (a, b) = (vec![Value::Int(1)], vec![Value::Int(2)]);
+        assert_eq!(with_lists(vec![vec![]], [0, 0]), Ok(()));
+        assert_eq!(with_lists(vec![a.clone(), b.clone()], [0, 1]), Ok(()));
+        assert_eq!(
+            with_lists(vec![a.clone(), b.clone()], [0, 0]).unwrap_err(),
+            "parameter list 1 is used by no term"
+        );
+        assert!(
+            with_lists(vec![a.clone(), b.clone()], [1, 0])
+                .unwrap_err()
+                .contains("uses parameter list 1 where the canonical table puts list 0")
+        );
+        assert!(
+            with_lists(vec![a.clone(), a.clone()], [0, 1])
+                .unwrap_err()
+                .contains("listed twice")
+        );
+        assert!(
+            with_lists(vec![a], [0, 7])
+                .unwrap_err()
+                .contains("uses parameter list 7")
+        );
     }
 
     #[test]
     fn a_guess_never_changes_the_index_a_term_is_found_at() {
         let raw = table();
         let t = Table::new(&raw).expect("a well-formed table");
-        let a = build_term(&raw, 0);
-        let b = build_term(&raw, 1);
+        // Written out anew (no shared term of the table's: every node is compared) and shared.
+        let fresh = |i: u32| Rc::new(t.node_term(i, &mut Made::default()));
+        let mut made = Made::default();
+        let (a, b) = (fresh(0), fresh(1));
         let absent = Term::Inst {
             inst: 0,
             plan: PlanId(0),
-            params: vec![],
-            body: Box::new(Term::Par(vec![a.clone(), a.clone()])),
+            params: Vec::new().into(),
+            body: Rc::new(Term::Par(vec![a.clone(), a.clone()])),
+        };
+        // A listed body under a parameter list the table does not list.
+        let Term::Inst { body, .. } = t.node_term(3, &mut made) else {
+            panic!("term 3 is an instance")
+        };
+        let other_params = Term::Inst {
+            inst: 0,
+            plan: PlanId(0),
+            params: vec![Value::Int(5)].into(),
+            body,
         };
         let terms: Vec<Term> = (0..raw.terms.len() as u32)
-            .map(|i| build_term(&raw, i))
-            .chain([Term::Par(vec![b.clone(), b]), absent])
+            .map(|i| (*fresh(i)).clone())
+            .chain((0..raw.terms.len() as u32).map(|i| t.node_term(i, &mut made)))
+            .chain([Term::Par(vec![b.clone(), b]), absent, other_params])
             .collect();
         let guesses: Vec<Option<u32>> = std::iter::once(None)
             .chain((0..raw.terms.len() as u32 + 2).map(Some))
             .chain([Some(u32::MAX)])
             .collect();
         for (k, term) in terms.iter().enumerate() {
-            let truth = t.find_term(term, None);
-            // Every listed term is found at its own index; the two made-up ones are not found.
-            assert_eq!(truth, (k < raw.terms.len()).then_some(k as u32), "term {k}");
+            let truth = t.find_term(term, None, &made);
+            // Every listed term is found at its own index; the made-up ones are not found.
+            let n = raw.terms.len();
+            assert_eq!(truth, (k < 2 * n).then_some((k % n) as u32), "term {k}");
             for &g in &guesses {
-                assert_eq!(t.find_term(term, g), truth, "term {k}, guess {g:?}");
+                assert_eq!(t.find_term(term, g, &made), truth, "term {k}, guess {g:?}");
             }
         }
     }

@@ -1,7 +1,8 @@
 //! The reference semantics of a plan network: states and the step function, written to be read.
 //!
-//! A state is a process term and a belief set. Terms are plain trees; nothing is interned or
-//! cached. The rules (`docs/semantics.md` says the same in prose):
+//! A state is a process term and a belief set. Terms are trees whose subterms may be shared
+//! ([`Sub`]: a step copies only the path it rewrites); nothing is interned, and sharing changes
+//! no value. The rules (`docs/semantics.md` says the same in prose):
 //!
 //! - A **thread** runs a plan's code with a stack of nodes still to run and an environment of
 //!   slots. A thread is *running* while it executes internal actions and *ready* when it waits:
@@ -21,6 +22,16 @@
 use crate::eval::{EvalError, eval, eval_args};
 use hilbert_certificates::ir::*;
 use std::collections::BTreeSet;
+use std::rc::Rc;
+
+/// A subterm. Children are shared, so that a step copies only the path it rewrites and the rest
+/// of the next state is this state's own subterms (equal values either way: sharing changes no
+/// rule, only what a copy costs).
+pub type Sub = Rc<Term>;
+
+/// An instance's parameters and channels, shared by every state that holds the instance (they
+/// are fixed from the call on, but for a tail call, which makes new ones).
+pub type Params = std::sync::Arc<[Value]>;
 
 /// At most this many nodes executed in one macro-step; beyond it the step diverges.
 pub const MACRO_STEP_FUEL: u32 = 100_000;
@@ -73,11 +84,11 @@ pub enum After {
     /// The label or instance has ended.
     End,
     /// Suspended, keeping this continuation.
-    Suspend(Box<Term>),
+    Suspend(Sub),
     /// Continues this process.
-    Continue(Box<Term>),
+    Continue(Sub),
     /// Starts this process afresh.
-    Restart(Box<Term>),
+    Restart(Sub),
 }
 
 /// A process term.
@@ -101,15 +112,15 @@ pub enum Term {
         mode: Mode,
     },
     /// Runs the first term, then the continuation thread.
-    Then(Box<Term>, Box<Term>),
+    Then(Sub, Sub),
     /// Parallel composition.
-    Par(Vec<Term>),
+    Par(Vec<Sub>),
     /// An unresolved external choice.
-    Choice(Vec<Term>),
+    Choice(Vec<Sub>),
     /// `P △ Q`, before Q has taken a step.
-    Interrupt(Box<Term>, Box<Term>),
+    Interrupt(Sub, Sub),
     /// A stopped process, waiting for `resume` (the body of a label or instance).
-    Suspended(Box<Term>),
+    Suspended(Sub),
     /// A labelled process.
     Label {
         /// The instance whose label it is.
@@ -117,9 +128,9 @@ pub enum Term {
         /// Which label.
         label: LabelId,
         /// The process.
-        body: Box<Term>,
+        body: Sub,
         /// The process as it started, for `restart`.
-        start: Box<Term>,
+        start: Sub,
     },
     /// A plan instance: its plan and parameters (with its channels) as the handlers see them.
     Inst {
@@ -128,14 +139,14 @@ pub enum Term {
         /// Its current plan (a tail call changes it).
         plan: PlanId,
         /// Its parameters and channels (slots `0..params+channels`).
-        params: Vec<Value>,
+        params: Params,
         /// Its process.
-        body: Box<Term>,
+        body: Sub,
     },
     /// Handlers running for a command, then what comes after.
     Handling {
         /// The handlers.
-        body: Box<Term>,
+        body: Sub,
         /// What follows when they finish.
         then: After,
     },
@@ -267,7 +278,7 @@ struct Ctx<'b> {
     commands: Vec<(u32, u32, Command, Target)>,
     /// The number the next queued command gets.
     issued: u32,
-    tail_calls: Vec<(u32, PlanId, Vec<Value>)>,
+    tail_calls: Vec<(u32, PlanId, Params)>,
     fuel: u32,
     depth: u32,
     /// Whether the step ran out of its fuel or nesting (it diverged: docs/semantics.md).
@@ -372,7 +383,7 @@ impl<'a> Semantics<'a> {
 
     /// An instance's process started afresh (for `restart self`): a new thread of its plan's
     /// body over the instance's parameters, with its channels made again.
-    fn instance_start(&self, inst: u32, plan: PlanId, params: &[Value]) -> Option<Term> {
+    fn instance_start(&self, inst: u32, plan: PlanId, params: &[Value]) -> Option<Sub> {
         let code = self.plan(plan)?;
         let args = params.get(..code.params.len())?.to_vec();
         let env = self.fresh_env(inst, plan, args)?;
@@ -380,11 +391,11 @@ impl<'a> Semantics<'a> {
     }
 
     /// The prefix of an environment that handlers see: parameters and channels.
-    fn handler_params(&self, plan: PlanId, env: &[Value]) -> Vec<Value> {
+    fn handler_params(&self, plan: PlanId, env: &[Value]) -> Params {
         let n = self
             .plan(plan)
             .map_or(0, |c| c.params.len() + c.channels.len());
-        env[..n.min(env.len())].to_vec()
+        env[..n.min(env.len())].into()
     }
 
     /// The scene `scene(call(root), empty)`: the root plan called with the binding's arguments,
@@ -404,14 +415,16 @@ impl<'a> Semantics<'a> {
                     mode: Mode::Ready,
                 };
                 // A plan that ends before its first step has finished.
-                match self.expand(thread) {
-                    Term::Done => Term::Done,
-                    body => Term::Inst {
+                let body = self.expand(thread);
+                if *body == Term::Done {
+                    Term::Done
+                } else {
+                    Term::Inst {
                         inst: 0,
                         plan: self.net.root,
                         params: hp,
-                        body: Box::new(body),
-                    },
+                        body,
+                    }
                 }
             }
         };
@@ -529,7 +542,7 @@ impl<'a> Semantics<'a> {
             cap: self.work_cap,
         };
         ctx.charge(term_size(&state.term));
-        let term = self.land_commands(state.term.clone(), &mut ctx);
+        let term = self.land_commands(Rc::new(state.term.clone()), &mut ctx);
         let work = ctx.total_work();
         if ctx.diverged {
             // A command from outside that diverges faults the whole scene, its beliefs as
@@ -548,14 +561,17 @@ impl<'a> Semantics<'a> {
         Step {
             event: Event::Abort,
             effects,
-            next: State { term, beliefs },
+            next: State {
+                term: Rc::unwrap_or_clone(term),
+                beliefs,
+            },
             work,
         }
     }
 
     fn fire(&self, state: &State, event: Event, actions: Vec<(Vec<usize>, Action)>) -> Step {
         let mut beliefs = state.beliefs.clone();
-        let term = self.fire_at(state.term.clone(), &actions, 0, false);
+        let term = self.fire_at(Rc::new(state.term.clone()), &actions, 0, false);
         let mut ctx = Ctx {
             beliefs: &mut beliefs,
             effects: Effects::default(),
@@ -578,7 +594,12 @@ impl<'a> Semantics<'a> {
                 event,
                 effects: Effects::default(),
                 next: State {
-                    term: self.fire_at(state.term.clone(), &actions, 0, true),
+                    term: Rc::unwrap_or_clone(self.fire_at(
+                        Rc::new(state.term.clone()),
+                        &actions,
+                        0,
+                        true,
+                    )),
                     beliefs: state.beliefs.clone(),
                 },
                 work,
@@ -588,7 +609,10 @@ impl<'a> Semantics<'a> {
         Step {
             event,
             effects,
-            next: State { term, beliefs },
+            next: State {
+                term: Rc::unwrap_or_clone(term),
+                beliefs,
+            },
             work,
         }
     }
@@ -596,7 +620,7 @@ impl<'a> Semantics<'a> {
     /// Lands the queued commands one by one, until none is left: each lands, its issuer stops
     /// waiting, and a settle runs what can run. When the step's fuel is spent, every thread
     /// still waiting faults in place (its command is dropped); the rest of the term is kept.
-    fn land_commands(&self, mut term: Term, ctx: &mut Ctx) -> Term {
+    fn land_commands(&self, mut term: Sub, ctx: &mut Ctx) -> Sub {
         while !ctx.commands.is_empty() {
             let (number, issuer, command, target) = ctx.commands.remove(0);
             // Landing searches the term for the target, releases the issuer and settles: work
@@ -610,8 +634,8 @@ impl<'a> Semantics<'a> {
             ctx.fuel -= 1;
             term = self.apply_command(term, issuer, command, target);
             term = map_waiting(term, &mut |mut t| {
-                if let Term::Thread { mode, .. } = &mut t
-                    && *mode == Mode::Waiting(number)
+                if matches!(&*t, Term::Thread { mode, .. } if *mode == Mode::Waiting(number))
+                    && let Term::Thread { mode, .. } = Rc::make_mut(&mut t)
                 {
                     *mode = Mode::Running;
                 }
@@ -622,7 +646,7 @@ impl<'a> Semantics<'a> {
         term
     }
 
-    fn apply_command(&self, term: Term, issuer: u32, command: Command, target: Target) -> Term {
+    fn apply_command(&self, term: Sub, issuer: u32, command: Command, target: Target) -> Sub {
         let is_target = |t: &Term| match (target, t) {
             (Target::Label(l), Term::Label { inst, label, .. }) => *inst == issuer && *label == l,
             (Target::SelfInstance, Term::Inst { inst, .. }) => *inst == issuer,
@@ -635,23 +659,22 @@ impl<'a> Semantics<'a> {
     /// (`contains` says which subterms have started).
     fn rewrite_first(
         &self,
-        term: Term,
+        term: Sub,
         pred: &dyn Fn(&Term) -> bool,
-        f: &dyn Fn(Term) -> Term,
-    ) -> Term {
+        f: &dyn Fn(Sub) -> Sub,
+    ) -> Sub {
         if pred(&term) {
             return f(term);
         }
-        match term {
+        match &*term {
             // Not started: an unresolved choice's alternatives, an unmoved interrupt's right side.
             Term::Choice(_) => return term,
             Term::Interrupt(p, q) => {
-                let p = if contains(&p, pred) {
-                    Box::new(self.rewrite_first(*p, pred, f))
-                } else {
-                    p
-                };
-                return Term::Interrupt(p, q);
+                if !contains(p, pred) {
+                    return term;
+                }
+                let p = self.rewrite_first(p.clone(), pred, f);
+                return Rc::new(Term::Interrupt(p, q.clone()));
             }
             _ => {}
         }
@@ -667,18 +690,18 @@ impl<'a> Semantics<'a> {
     }
 
     /// What a command does to its target (a label or an instance).
-    fn commanded(&self, target: Term, command: Command) -> Term {
-        let (body, start) = match &target {
-            Term::Label { body, start, .. } => ((**body).clone(), Some((**start).clone())),
+    fn commanded(&self, target: Sub, command: Command) -> Sub {
+        let (body, start) = match &*target {
+            Term::Label { body, start, .. } => (body.clone(), Some(start.clone())),
             Term::Inst {
                 inst,
                 plan,
                 params,
                 body,
-            } => ((**body).clone(), self.instance_start(*inst, *plan, params)),
+            } => (body.clone(), self.instance_start(*inst, *plan, params)),
             _ => return target,
         };
-        let then = match (command, body) {
+        let then = match (command, &*body) {
             // Being aborted or restarted: nothing changes that. Being stopped or resumed: only
             // `abort` and `restart` land, cutting those handlers short.
             (
@@ -690,50 +713,50 @@ impl<'a> Semantics<'a> {
             ) => return target,
             (Command::Stop | Command::Resume, Term::Handling { .. }) => return target,
             (Command::Stop, Term::Suspended(_)) => return target,
-            (Command::Resume, Term::Suspended(saved)) => After::Continue(saved),
+            (Command::Resume, Term::Suspended(saved)) => After::Continue(saved.clone()),
             (Command::Resume, _) => return target,
-            (Command::Stop, body) => After::Suspend(Box::new(body)),
+            (Command::Stop, _) => After::Suspend(body),
             (Command::Abort, _) => After::End,
             (Command::Restart, _) => match start {
-                Some(s) => After::Restart(Box::new(s)),
+                Some(s) => After::Restart(s),
                 None => After::End,
             },
         };
-        let handling = Term::Handling {
-            body: Box::new(self.handlers_of(&target, command)),
+        let handling = Rc::new(Term::Handling {
+            body: self.handlers_of(&target, command),
             then,
-        };
-        match target {
+        });
+        Rc::new(match &*target {
             Term::Label {
                 inst, label, start, ..
             } => Term::Label {
-                inst,
-                label,
-                body: Box::new(handling),
-                start,
+                inst: *inst,
+                label: *label,
+                body: handling,
+                start: start.clone(),
             },
             Term::Inst {
                 inst, plan, params, ..
             } => Term::Inst {
-                inst,
-                plan,
-                params,
-                body: Box::new(handling),
+                inst: *inst,
+                plan: *plan,
+                params: params.clone(),
+                body: handling,
             },
-            other => other,
-        }
+            other => other.clone(),
+        })
     }
 
     /// The handlers a command runs: those of the started instances in `target` (itself
     /// included, when it is an instance) in post-order (innermost first, siblings left to
     /// right), as one sequence of running threads. `stop` and `resume` leave out instances that
     /// are stopped on their own (inside the target's process, not the target itself).
-    fn handlers_of(&self, target: &Term, command: Command) -> Term {
+    fn handlers_of(&self, target: &Term, command: Command) -> Sub {
         let skip_stopped = matches!(command, Command::Stop | Command::Resume);
         let mut instances = Vec::new();
         // The target's process, out of its own suspension (for `resume`), then the target.
         if let Term::Label { body, .. } | Term::Inst { body, .. } = target {
-            let inside = match &**body {
+            let inside: &Term = match &**body {
                 Term::Suspended(kept) => kept,
                 _ => body,
             };
@@ -756,7 +779,7 @@ impl<'a> Semantics<'a> {
                 Command::Abort | Command::Restart => code.on_abort,
             };
             if let Some(node) = handler {
-                let mut env = params;
+                let mut env = params.to_vec();
                 env.resize(code.slots as usize, Value::Int(0));
                 threads.push(Term::Thread {
                     inst,
@@ -767,20 +790,20 @@ impl<'a> Semantics<'a> {
                 });
             }
         }
-        let mut term = Term::Done;
+        let mut term = Rc::new(Term::Done);
         for t in threads.into_iter().rev() {
-            term = if term == Term::Done {
+            term = Rc::new(if *term == Term::Done {
                 t
             } else {
-                Term::Then(Box::new(t), Box::new(term))
-            };
+                Term::Then(Rc::new(t), term)
+            });
         }
         term
     }
 
     /// Expands a new thread through structure without running anything that has an effect: the
     /// result is ready (or ended).
-    fn expand(&self, term: Term) -> Term {
+    fn expand(&self, term: Term) -> Sub {
         let mut beliefs = BTreeSet::new();
         let mut ctx = Ctx {
             beliefs: &mut beliefs,
@@ -794,20 +817,20 @@ impl<'a> Semantics<'a> {
             work: 0,
             cap: self.work_cap,
         };
-        self.run(term, &mut ctx, false)
+        self.run(Rc::new(term), &mut ctx, false)
     }
 
     /// Runs every running thread until it is ready or ended, and normalises what ended.
-    fn settle(&self, term: Term, ctx: &mut Ctx) -> Term {
+    fn settle(&self, term: Sub, ctx: &mut Ctx) -> Sub {
         self.run(term, ctx, true)
     }
 
     /// `effects`: whether internal actions with effects may run (a committed step), or only
     /// structure (expanding a thread no step has chosen yet).
-    fn run(&self, term: Term, ctx: &mut Ctx, effects: bool) -> Term {
+    fn run(&self, term: Sub, ctx: &mut Ctx, effects: bool) -> Sub {
         if ctx.depth >= MAX_NESTING {
             ctx.diverged = true;
-            return Term::Faulted(Fault::Diverged);
+            return Rc::new(Term::Faulted(Fault::Diverged));
         }
         ctx.depth += 1;
         let result = self.run_inner(term, ctx, effects);
@@ -815,9 +838,11 @@ impl<'a> Semantics<'a> {
         result
     }
 
-    fn run_inner(&self, term: Term, ctx: &mut Ctx, effects: bool) -> Term {
-        match term {
-            Term::Done | Term::Faulted(_) => term,
+    /// A subterm that a run leaves as it was is returned as it was (the same shared value).
+    fn run_inner(&self, term: Sub, ctx: &mut Ctx, effects: bool) -> Sub {
+        let same = |a: &Sub, b: &Sub| Rc::ptr_eq(a, b);
+        match &*term {
+            Term::Done | Term::Faulted(_) | Term::Suspended(_) => term,
             Term::Thread {
                 inst,
                 plan,
@@ -825,106 +850,123 @@ impl<'a> Semantics<'a> {
                 env,
                 mode,
             } => {
-                if (mode == Mode::Ready && effects) || matches!(mode, Mode::Waiting(_)) {
+                if (*mode == Mode::Ready && effects) || matches!(mode, Mode::Waiting(_)) {
                     // A ready thread waits for its step; a waiting one for its command.
-                    return Term::Thread {
-                        inst,
-                        plan,
-                        stack,
-                        env,
-                        mode,
-                    };
+                    return term;
                 }
-                self.run_thread(inst, plan, stack, env, ctx, effects)
+                self.run_thread(*inst, *plan, stack.clone(), env.clone(), ctx, effects)
             }
             Term::Then(first, rest) => {
-                let first = self.run(*first, ctx, effects);
-                if first == Term::Done {
-                    self.run(*rest, ctx, effects)
+                let f = self.run(first.clone(), ctx, effects);
+                if *f == Term::Done {
+                    self.run(rest.clone(), ctx, effects)
+                } else if same(&f, first) {
+                    term
                 } else {
-                    Term::Then(Box::new(first), rest)
+                    Rc::new(Term::Then(f, rest.clone()))
                 }
             }
             Term::Par(children) => {
-                let children: Vec<Term> = children
-                    .into_iter()
-                    .map(|c| self.run(c, ctx, effects))
+                let ran: Vec<Sub> = children
+                    .iter()
+                    .map(|c| self.run(c.clone(), ctx, effects))
                     .collect();
-                if children.iter().all(|c| *c == Term::Done) {
-                    Term::Done
+                if ran.iter().all(|c| **c == Term::Done) {
+                    Rc::new(Term::Done)
+                } else if ran.iter().zip(children).all(|(a, b)| same(a, b)) {
+                    term
                 } else {
-                    Term::Par(children)
+                    Rc::new(Term::Par(ran))
                 }
             }
             Term::Choice(alts) => {
                 // Alternatives never run effects before a step resolves the choice.
-                Term::Choice(alts.into_iter().map(|a| self.run(a, ctx, false)).collect())
+                let ran: Vec<Sub> = alts
+                    .iter()
+                    .map(|a| self.run(a.clone(), ctx, false))
+                    .collect();
+                if ran.iter().zip(alts).all(|(a, b)| same(a, b)) {
+                    term
+                } else {
+                    Rc::new(Term::Choice(ran))
+                }
             }
             Term::Interrupt(p, q) => {
-                let p = self.run(*p, ctx, effects);
-                if p == Term::Done {
-                    return Term::Done;
+                let p2 = self.run(p.clone(), ctx, effects);
+                if *p2 == Term::Done {
+                    return p2;
                 }
-                let q = self.run(*q, ctx, false);
-                Term::Interrupt(Box::new(p), Box::new(q))
+                let q2 = self.run(q.clone(), ctx, false);
+                if same(&p2, p) && same(&q2, q) {
+                    term
+                } else {
+                    Rc::new(Term::Interrupt(p2, q2))
+                }
             }
-            Term::Suspended(_) => term,
             Term::Label {
                 inst,
                 label,
                 body,
                 start,
             } => {
-                let body = self.run(*body, ctx, effects);
-                if body == Term::Done {
-                    Term::Done
+                let b = self.run(body.clone(), ctx, effects);
+                if *b == Term::Done {
+                    b
+                } else if same(&b, body) {
+                    term
                 } else {
-                    Term::Label {
-                        inst,
-                        label,
-                        body: Box::new(body),
-                        start,
-                    }
+                    Rc::new(Term::Label {
+                        inst: *inst,
+                        label: *label,
+                        body: b,
+                        start: start.clone(),
+                    })
                 }
             }
             Term::Inst {
                 inst,
-                mut plan,
-                mut params,
+                plan,
+                params,
                 body,
             } => {
-                let mut body = self.run(*body, ctx, effects);
+                let (mut new_plan, mut new_params) = (*plan, None);
+                let mut b = self.run(body.clone(), ctx, effects);
                 // A tail call of a thread of this instance makes the instance the callee's.
-                while let Some(i) = ctx.tail_calls.iter().position(|(t, _, _)| *t == inst) {
+                while let Some(i) = ctx.tail_calls.iter().position(|(t, _, _)| t == inst) {
                     let (_, p, ps) = ctx.tail_calls.remove(i);
-                    plan = p;
-                    params = ps;
-                    body = self.run(body, ctx, effects);
+                    new_plan = p;
+                    new_params = Some(ps);
+                    b = self.run(b, ctx, effects);
                 }
-                if body == Term::Done {
-                    Term::Done
+                if *b == Term::Done {
+                    b
+                } else if same(&b, body) && new_params.is_none() {
+                    term
                 } else {
-                    Term::Inst {
-                        inst,
-                        plan,
-                        params,
-                        body: Box::new(body),
-                    }
+                    Rc::new(Term::Inst {
+                        inst: *inst,
+                        plan: new_plan,
+                        params: new_params.unwrap_or_else(|| params.clone()),
+                        body: b,
+                    })
                 }
             }
             Term::Handling { body, then } => {
-                let body = self.run(*body, ctx, effects);
-                if body != Term::Done {
-                    return Term::Handling {
-                        body: Box::new(body),
-                        then,
-                    };
+                let b = self.run(body.clone(), ctx, effects);
+                if *b != Term::Done {
+                    if same(&b, body) {
+                        return term;
+                    }
+                    return Rc::new(Term::Handling {
+                        body: b,
+                        then: then.clone(),
+                    });
                 }
                 match then {
-                    After::End => Term::Done,
-                    After::Suspend(saved) => Term::Suspended(saved),
-                    After::Continue(saved) => self.run(*saved, ctx, effects),
-                    After::Restart(start) => self.run(*start, ctx, effects),
+                    After::End => b,
+                    After::Suspend(saved) => Rc::new(Term::Suspended(saved.clone())),
+                    After::Continue(saved) => self.run(saved.clone(), ctx, effects),
+                    After::Restart(start) => self.run(start.clone(), ctx, effects),
                 }
             }
         }
@@ -938,26 +980,28 @@ impl<'a> Semantics<'a> {
         mut env: Vec<Value>,
         ctx: &mut Ctx,
         effects: bool,
-    ) -> Term {
-        let ready = |plan: PlanId, stack: Vec<NodeId>, env: Vec<Value>| Term::Thread {
-            inst,
-            plan,
-            stack,
-            env,
-            mode: Mode::Ready,
+    ) -> Sub {
+        let ready = |plan: PlanId, stack: Vec<NodeId>, env: Vec<Value>| {
+            Rc::new(Term::Thread {
+                inst,
+                plan,
+                stack,
+                env,
+                mode: Mode::Ready,
+            })
         };
         loop {
             let Some(&top) = stack.last() else {
-                return Term::Done;
+                return Rc::new(Term::Done);
             };
             if ctx.fuel == 0 {
                 ctx.diverged = true;
-                return Term::Faulted(Fault::Diverged);
+                return Rc::new(Term::Faulted(Fault::Diverged));
             }
             ctx.fuel -= 1;
             ctx.charge(self.costs.get(top.0 as usize).copied().unwrap_or(1));
             let Some(node) = self.node(top) else {
-                return Term::Faulted(Fault::Malformed(top));
+                return Rc::new(Term::Faulted(Fault::Malformed(top)));
             };
             match node {
                 Node::Skip => {
@@ -1026,13 +1070,13 @@ impl<'a> Semantics<'a> {
                     ctx.issued += 1;
                     ctx.commands.push((number, inst, *command, *target));
                     stack.pop();
-                    return Term::Thread {
+                    return Rc::new(Term::Thread {
                         inst,
                         plan,
                         stack,
                         env,
                         mode: Mode::Waiting(number),
-                    };
+                    });
                 }
                 Node::Seq(a, b) => {
                     stack.pop();
@@ -1054,7 +1098,7 @@ impl<'a> Semantics<'a> {
                         .map(|(_, n)| *n)
                         .or(*other);
                     let Some(arm) = arm else {
-                        return Term::Faulted(Fault::NoArm(top));
+                        return Rc::new(Term::Faulted(Fault::NoArm(top)));
                     };
                     stack.pop();
                     stack.push(arm);
@@ -1078,7 +1122,7 @@ impl<'a> Semantics<'a> {
                             },
                             Arg::Chan(slot) => match env.get(slot.0 as usize) {
                                 Some(v) => v.clone(),
-                                None => return Term::Faulted(Fault::Malformed(top)),
+                                None => return Rc::new(Term::Faulted(Fault::Malformed(top))),
                             },
                         };
                         params.push(v);
@@ -1086,12 +1130,12 @@ impl<'a> Semantics<'a> {
                     stack.pop();
                     if *tail {
                         let Some(new_env) = self.fresh_env(inst, *callee, params) else {
-                            return Term::Faulted(Fault::Malformed(top));
+                            return Rc::new(Term::Faulted(Fault::Malformed(top)));
                         };
                         let hp = self.handler_params(*callee, &new_env);
                         ctx.tail_calls.push((inst, *callee, hp));
                         let Some(code) = self.plan(*callee) else {
-                            return Term::Faulted(Fault::Malformed(top));
+                            return Rc::new(Term::Faulted(Fault::Malformed(top)));
                         };
                         plan = *callee;
                         stack = vec![code.body];
@@ -1099,27 +1143,27 @@ impl<'a> Semantics<'a> {
                         continue;
                     }
                     let Some(child) = self.net.child(inst, top) else {
-                        return Term::Faulted(Fault::Malformed(top));
+                        return Rc::new(Term::Faulted(Fault::Malformed(top)));
                     };
                     let Some(child_env) = self.fresh_env(child, *callee, params) else {
-                        return Term::Faulted(Fault::Malformed(top));
+                        return Rc::new(Term::Faulted(Fault::Malformed(top)));
                     };
                     let Some(code) = self.plan(*callee) else {
-                        return Term::Faulted(Fault::Malformed(top));
+                        return Rc::new(Term::Faulted(Fault::Malformed(top)));
                     };
                     let hp = self.handler_params(*callee, &child_env);
-                    let inner = Term::Thread {
+                    let inner = Rc::new(Term::Thread {
                         inst: child,
                         plan: *callee,
                         stack: vec![code.body],
                         env: child_env,
                         mode: Mode::Running,
-                    };
+                    });
                     let instance = Term::Inst {
                         inst: child,
                         plan: *callee,
                         params: hp,
-                        body: Box::new(inner),
+                        body: inner,
                     };
                     return self.compound(instance, inst, plan, stack, env, ctx, effects);
                 }
@@ -1149,8 +1193,8 @@ impl<'a> Semantics<'a> {
                 }
                 Node::Interrupt(p, q) => {
                     let t = Term::Interrupt(
-                        Box::new(self.new_thread(inst, plan, *p, &env)),
-                        Box::new(self.new_thread(inst, plan, *q, &env)),
+                        self.new_thread(inst, plan, *p, &env),
+                        self.new_thread(inst, plan, *q, &env),
                     );
                     stack.pop();
                     return self.compound(t, inst, plan, stack, env, ctx, effects);
@@ -1160,8 +1204,8 @@ impl<'a> Semantics<'a> {
                     let t = Term::Label {
                         inst,
                         label: *label,
-                        body: Box::new(start.clone()),
-                        start: Box::new(start),
+                        body: start.clone(),
+                        start,
                     };
                     stack.pop();
                     return self.compound(t, inst, plan, stack, env, ctx, effects);
@@ -1171,14 +1215,14 @@ impl<'a> Semantics<'a> {
     }
 
     /// A new running thread at `node` with a copy of `env`.
-    fn new_thread(&self, inst: u32, plan: PlanId, node: NodeId, env: &[Value]) -> Term {
-        Term::Thread {
+    fn new_thread(&self, inst: u32, plan: PlanId, node: NodeId, env: &[Value]) -> Sub {
+        Rc::new(Term::Thread {
             inst,
             plan,
             stack: vec![node],
             env: env.to_vec(),
             mode: Mode::Running,
-        }
+        })
     }
 
     /// Runs a compound term, then (if anything is left of the thread) the rest of the thread.
@@ -1192,7 +1236,7 @@ impl<'a> Semantics<'a> {
         env: Vec<Value>,
         ctx: &mut Ctx,
         effects: bool,
-    ) -> Term {
+    ) -> Sub {
         let term = if stack.is_empty() {
             term
         } else {
@@ -1203,29 +1247,29 @@ impl<'a> Semantics<'a> {
                 env,
                 mode: Mode::Running,
             };
-            Term::Then(Box::new(term), Box::new(rest))
+            Term::Then(Rc::new(term), Rc::new(rest))
         };
-        self.run(term, ctx, effects)
+        self.run(Rc::new(term), ctx, effects)
     }
 
-    fn fault(&self, node: NodeId, e: EvalError, ctx: &mut Ctx) -> Term {
-        match e {
+    fn fault(&self, node: NodeId, e: EvalError, ctx: &mut Ctx) -> Sub {
+        Rc::new(Term::Faulted(match e {
             EvalError::Overflow => {
                 ctx.effects.overflow = true;
-                Term::Faulted(Fault::Overflow(node))
+                Fault::Overflow(node)
             }
-            EvalError::DivisionByZero => Term::Faulted(Fault::DivisionByZero(node)),
-            EvalError::Malformed => Term::Faulted(Fault::Malformed(node)),
-        }
+            EvalError::DivisionByZero => Fault::DivisionByZero(node),
+            EvalError::Malformed => Fault::Malformed(node),
+        }))
     }
 
-    fn fault_at(&self, node: NodeId, args: &[Expr], env: &[Value], ctx: &mut Ctx) -> Term {
+    fn fault_at(&self, node: NodeId, args: &[Expr], env: &[Value], ctx: &mut Ctx) -> Sub {
         for a in args {
             if let Err(e) = eval(a, env) {
                 return self.fault(node, e, ctx);
             }
         }
-        Term::Faulted(Fault::Malformed(node))
+        Rc::new(Term::Faulted(Fault::Malformed(node)))
     }
 
     /// The agent of this network.
@@ -1234,28 +1278,35 @@ impl<'a> Semantics<'a> {
     }
 }
 
-/// Applies `f` to each direct child of `term`.
-fn map_children(term: Term, f: &mut dyn FnMut(Term) -> Term) -> Term {
-    match term {
-        Term::Then(a, b) => Term::Then(Box::new(f(*a)), b),
-        Term::Par(cs) => Term::Par(cs.into_iter().map(&mut *f).collect()),
-        Term::Choice(cs) => Term::Choice(cs.into_iter().map(&mut *f).collect()),
+/// Applies `f` to each direct child of `term`; when every child comes back as it was (the same
+/// shared subterm), so does the term.
+fn map_children(term: Sub, f: &mut dyn FnMut(Sub) -> Sub) -> Sub {
+    let mut changed = false;
+    let mut g = |c: &Sub| {
+        let d = f(c.clone());
+        changed |= !Rc::ptr_eq(&d, c);
+        d
+    };
+    let mapped = match &*term {
+        Term::Then(a, b) => Term::Then(g(a), b.clone()),
+        Term::Par(cs) => Term::Par(cs.iter().map(&mut g).collect()),
+        Term::Choice(cs) => Term::Choice(cs.iter().map(&mut g).collect()),
         Term::Interrupt(p, q) => {
-            let p = f(*p);
-            let q = f(*q);
-            Term::Interrupt(Box::new(p), Box::new(q))
+            let p = g(p);
+            let q = g(q);
+            Term::Interrupt(p, q)
         }
-        Term::Suspended(t) => Term::Suspended(Box::new(f(*t))),
+        Term::Suspended(t) => Term::Suspended(g(t)),
         Term::Label {
             inst,
             label,
             body,
             start,
         } => Term::Label {
-            inst,
-            label,
-            body: Box::new(f(*body)),
-            start,
+            inst: *inst,
+            label: *label,
+            body: g(body),
+            start: start.clone(),
         },
         Term::Inst {
             inst,
@@ -1263,31 +1314,32 @@ fn map_children(term: Term, f: &mut dyn FnMut(Term) -> Term) -> Term {
             params,
             body,
         } => Term::Inst {
-            inst,
-            plan,
-            params,
-            body: Box::new(f(*body)),
+            inst: *inst,
+            plan: *plan,
+            params: params.clone(),
+            body: g(body),
         },
         Term::Handling { body, then } => {
             // The body first, then the process a stop or resume keeps (the order of
             // `children`): commands reach the kept process there.
-            let body = Box::new(f(*body));
+            let body = g(body);
             let then = match then {
-                After::Suspend(s) => After::Suspend(Box::new(f(*s))),
-                After::Continue(s) => After::Continue(Box::new(f(*s))),
-                other => other,
+                After::Suspend(s) => After::Suspend(g(s)),
+                After::Continue(s) => After::Continue(g(s)),
+                other => other.clone(),
             };
             Term::Handling { body, then }
         }
-        other => other,
-    }
+        _ => return term,
+    };
+    if changed { Rc::new(mapped) } else { term }
 }
 
 /// The direct children of a term, in order (the same order `map_children` visits).
 fn children(term: &Term) -> Vec<&Term> {
     match term {
         Term::Then(a, _) => vec![a],
-        Term::Par(cs) | Term::Choice(cs) => cs.iter().collect(),
+        Term::Par(cs) | Term::Choice(cs) => cs.iter().map(|c| &**c).collect(),
         Term::Interrupt(p, q) => vec![p, q],
         Term::Suspended(t) => vec![t],
         Term::Label { body, .. } | Term::Inst { body, .. } => vec![body],
@@ -1314,7 +1366,7 @@ fn contains(term: &Term, pred: &dyn Fn(&Term) -> bool) -> bool {
 /// with their plan and parameters. The alternatives of an unresolved choice and the right side
 /// of an interrupt have not started; with `skip_stopped`, a suspended process and an instance
 /// whose process is suspended are left out.
-fn collect_instances(term: &Term, skip_stopped: bool, out: &mut Vec<(u32, PlanId, Vec<Value>)>) {
+fn collect_instances(term: &Term, skip_stopped: bool, out: &mut Vec<(u32, PlanId, Params)>) {
     match term {
         Term::Choice(_) => {}
         Term::Suspended(_) if skip_stopped => {}
@@ -1347,13 +1399,13 @@ fn collect_instances(term: &Term, skip_stopped: bool, out: &mut Vec<(u32, PlanId
 
 /// Applies `f` to every waiting thread of `term` (wherever one can be: not in the
 /// continuation of a `Then`, nor in a start kept for `restart`).
-fn map_waiting(term: Term, f: &mut dyn FnMut(Term) -> Term) -> Term {
-    match term {
+fn map_waiting(term: Sub, f: &mut dyn FnMut(Sub) -> Sub) -> Sub {
+    match &*term {
         Term::Thread {
             mode: Mode::Waiting(_),
             ..
         } => f(term),
-        other => map_children(other, &mut |c| map_waiting(c, f)),
+        _ => map_children(term, &mut |c| map_waiting(c, f)),
     }
 }
 
@@ -1497,7 +1549,7 @@ pub fn term_size(term: &Term) -> u64 {
         Term::Inst { params, body, .. } => sum(&[body]).saturating_add(params.len() as u64),
         Term::Then(a, b) | Term::Interrupt(a, b) => sum(&[a, b]),
         Term::Label { body, start, .. } => sum(&[body, start]),
-        Term::Par(cs) | Term::Choice(cs) => sum(&cs.iter().collect::<Vec<_>>()),
+        Term::Par(cs) | Term::Choice(cs) => sum(&cs.iter().map(|c| &**c).collect::<Vec<_>>()),
         Term::Suspended(t) => sum(&[t]),
         Term::Handling { body, then } => match then {
             After::End => sum(&[body]),
@@ -1528,23 +1580,24 @@ impl Semantics<'_> {
     /// running after its action — or, with `fault` (the step diverged), faults there.
     fn fire_at(
         &self,
-        term: Term,
+        term: Sub,
         actions: &[(Vec<usize>, Action)],
         depth: usize,
         fault: bool,
-    ) -> Term {
+    ) -> Sub {
         if let Some((_, action)) = actions.iter().find(|(p, _)| p.len() == depth) {
             if fault {
-                return Term::Faulted(Fault::Diverged);
+                return Rc::new(Term::Faulted(Fault::Diverged));
             }
-            return match term {
+            return match &*term {
                 Term::Thread {
                     inst,
                     plan,
-                    mut stack,
-                    mut env,
+                    stack,
+                    env,
                     ..
                 } => {
+                    let (mut stack, mut env) = (stack.clone(), env.clone());
                     match action {
                         Action::Tau => {}
                         Action::Pop | Action::Receive(_) => {
@@ -1557,16 +1610,16 @@ impl Semantics<'_> {
                             }
                         }
                     }
-                    Term::Thread {
-                        inst,
-                        plan,
+                    Rc::new(Term::Thread {
+                        inst: *inst,
+                        plan: *plan,
                         stack,
                         env,
                         mode: Mode::Running,
-                    }
+                    })
                 }
                 // A finished alternative (or interrupting side) taking its τ: it is simply done.
-                other => other,
+                _ => term,
             };
         }
         let index = |i: usize| -> Vec<(Vec<usize>, Action)> {
@@ -1576,36 +1629,32 @@ impl Semantics<'_> {
                 .cloned()
                 .collect()
         };
-        match term {
+        let below = |i: usize| -> Vec<(Vec<usize>, Action)> {
+            index(i)
+                .into_iter()
+                .map(|(mut p, a)| {
+                    p.remove(depth);
+                    (p, a)
+                })
+                .collect()
+        };
+        match &*term {
             Term::Choice(cs) => {
                 let i = actions[0].0[depth];
-                let chosen = cs.into_iter().nth(i).unwrap_or(Term::Done);
-                let sub: Vec<(Vec<usize>, Action)> = index(i)
-                    .into_iter()
-                    .map(|(mut p, a)| {
-                        p.remove(depth);
-                        (p, a)
-                    })
-                    .collect();
-                self.fire_at(chosen, &sub, depth, fault)
+                let chosen = cs.get(i).cloned().unwrap_or_else(|| Rc::new(Term::Done));
+                self.fire_at(chosen, &below(i), depth, fault)
             }
             Term::Interrupt(p, q) => {
                 if actions.iter().any(|(path, _)| path.get(depth) == Some(&1)) {
-                    let sub: Vec<(Vec<usize>, Action)> = index(1)
-                        .into_iter()
-                        .map(|(mut p, a)| {
-                            p.remove(depth);
-                            (p, a)
-                        })
-                        .collect();
-                    self.fire_at(*q, &sub, depth, fault)
+                    self.fire_at(q.clone(), &below(1), depth, fault)
                 } else {
-                    Term::Interrupt(Box::new(self.fire_at(*p, &index(0), depth + 1, fault)), q)
+                    let p = self.fire_at(p.clone(), &index(0), depth + 1, fault);
+                    Rc::new(Term::Interrupt(p, q.clone()))
                 }
             }
-            other => {
+            _ => {
                 let mut i = 0;
-                map_children(other, &mut |c| {
+                map_children(term, &mut |c| {
                     let sub = index(i);
                     i += 1;
                     if sub.is_empty() {

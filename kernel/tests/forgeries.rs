@@ -204,7 +204,9 @@ fn eight_thousand_threads_in_one_state_are_decided_within_the_work_limit() {
     let sem = Semantics::new(net, &body.ir.agents[net.agent.0 as usize]);
     let initial = sem.initial();
     let wide = State {
-        term: Term::Par(vec![initial.term.clone(); 8000]),
+        term: Term::Par(
+            std::iter::repeat_n(std::rc::Rc::new(initial.term.clone()), 8000).collect(),
+        ),
         beliefs: BTreeSet::new(),
     };
     body.states = state_table(&[initial, wide]);
@@ -378,7 +380,9 @@ fn a_choice_of_identical_alternatives_is_cut_off_by_the_work_limit() {
     let mut all = table_states(&body.states).unwrap();
     for k in 0..wide {
         all.push(State {
-            term: Term::Choice(vec![all[0].term.clone(); n - k]),
+            term: Term::Choice(
+                std::iter::repeat_n(std::rc::Rc::new(all[0].term.clone()), n - k).collect(),
+            ),
             beliefs: BTreeSet::new(),
         });
     }
@@ -640,4 +644,44 @@ fn an_abort_table_that_stops_where_a_restart_went_on_is_refused() {
         .find(|(n, _)| n == "Main_abortable")
         .map(|(_, v)| v);
     assert!(matches!(verdict, Some(Verdict::Refused(_))), "{verdict:?}");
+}
+
+/// The same body, written other than canonically (a byte after its end; a length spelt with a
+/// needless continuation byte), with its checksum made right: refused as not canonical, since
+/// two byte strings for one body would give one certificate two digests.
+#[test]
+fn a_body_not_written_canonically_is_refused() {
+    let (b, _) = seed_work();
+    let start = cert::MAGIC.len() + cert::HEADER_LEN;
+    let body = &b.bytes[start..b.bytes.len() - 32];
+    let framed = |body: &[u8]| {
+        let mut out = b.bytes[..start].to_vec();
+        out.extend_from_slice(body);
+        let sum = cert::sha256(&out);
+        out.extend_from_slice(&sum);
+        out
+    };
+    assert!(
+        cert::decode(&framed(body)).is_ok(),
+        "the honest body, re-framed"
+    );
+    let mut trailing = body.to_vec();
+    trailing.push(0);
+    assert!(matches!(
+        cert::decode(&framed(&trailing)),
+        Err(cert::DecodeError::NotCanonical)
+    ));
+    // The tool's name comes first, its length a one-byte varint; spelt in two bytes.
+    assert!(body[0] < 0x80 && body[0] > 0);
+    let mut overlong = vec![body[0] | 0x80, 0];
+    overlong.extend_from_slice(&body[1..]);
+    assert!(matches!(
+        cert::decode(&framed(&overlong)),
+        Err(cert::DecodeError::NotCanonical)
+    ));
+    assert!(
+        check(&framed(&trailing), Some(&b.expected()))
+            .admitted
+            .is_none()
+    );
 }

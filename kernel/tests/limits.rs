@@ -70,6 +70,18 @@ fn with_table(table: StateTable) -> Vec<u8> {
     cert::encode(&body)
 }
 
+/// The index of a parameter list in a table, listed after the others when it is new (as a term
+/// appended to the table first uses it).
+fn param_list(table: &mut StateTable, list: Vec<hilbert_certificates::ir::Value>) -> u32 {
+    match table.params.iter().position(|p| *p == list) {
+        Some(i) => i as u32,
+        None => {
+            table.params.push(list);
+            table.params.len() as u32 - 1
+        }
+    }
+}
+
 #[test]
 fn a_term_nested_deeper_than_the_limit_is_refused_before_it_is_written_out() {
     let chain = |depth: u32| {
@@ -79,6 +91,7 @@ fn a_term_nested_deeper_than_the_limit_is_refused_before_it_is_written_out() {
         }
         StateTable {
             terms,
+            params: Vec::new(),
             atoms: Vec::new(),
             states: vec![(depth - 1, Vec::new())],
         }
@@ -108,6 +121,7 @@ fn shared_terms_that_would_write_out_to_an_exponential_tree_are_refused() {
     }
     let table = StateTable {
         terms,
+        params: Vec::new(),
         atoms: Vec::new(),
         states: vec![(59, Vec::new())],
     };
@@ -283,7 +297,7 @@ fn with_stacked_aborts(commands: usize, doublings: u32) -> Vec<u8> {
         TermNode::Inst {
             inst: 0,
             plan: PlanId(0),
-            params: vec![chan],
+            params: param_list(table, vec![chan]),
             body: par,
         },
         &mut table.terms,
@@ -343,7 +357,7 @@ fn with_deep_offers(doublings: u32, wrappers: u32) -> Vec<u8> {
         TermNode::Inst {
             inst: 0,
             plan: PlanId(0),
-            params: vec![chan],
+            params: param_list(table, vec![chan]),
             body: t,
         },
         &mut table.terms,

@@ -285,9 +285,10 @@ fn mutations() -> Vec<Mutation> {
         },
         Mutation {
             name: "change the format version (major, minor)",
-            want: Want::Invalid("this kernel implements format 1.0"),
+            want: Want::Invalid("this kernel implements format 2.0"),
             make: |b, _| {
-                [(8usize, 2u8), (10, 1), (9, 1)]
+                // Format 1 (parameter lists in every term), a later major, a later minor.
+                [(8usize, 1u8), (8, 3), (10, 1), (9, 1)]
                     .into_iter()
                     .map(|(i, v)| {
                         let mut bytes = b.bytes.clone();
@@ -491,6 +492,43 @@ fn mutations() -> Vec<Mutation> {
                     }
                 }
                 out
+            },
+        },
+        Mutation {
+            name: "flip a bit in an instance's parameter list (every state that holds it)",
+            want: Want::Refused(None),
+            make: |_, body| {
+                (0..body.states.params.len())
+                    .filter(|&i| !body.states.params[i].is_empty())
+                    .take(3)
+                    .map(|i| {
+                        let mut body = body.clone();
+                        match &mut body.states.params[i][0] {
+                            Value::Int(n) => *n ^= 1,
+                            Value::Bool(b) => *b = !*b,
+                            Value::Chan { index, .. } => *index ^= 1,
+                            Value::Str(s) => s.push('x'),
+                        }
+                        cert::encode(&body)
+                    })
+                    .collect()
+            },
+        },
+        Mutation {
+            name: "list an instance's parameters twice, or a list no term uses",
+            want: Want::Invalid("parameter list"),
+            make: |_, body| {
+                let Some(first) = body.states.params.first() else {
+                    return Vec::new();
+                };
+                let mut twice = body.clone();
+                twice.states.params.push(first.clone());
+                let mut unused = body.clone();
+                unused
+                    .states
+                    .params
+                    .push(vec![Value::Int(7), Value::Int(7)]);
+                vec![cert::encode(&twice), cert::encode(&unused)]
             },
         },
         Mutation {

@@ -10,7 +10,7 @@ use crate::obligations::{Outside, explore_commands};
 use hilbert_certificates::cert::{
     self, AtomRec, Body, Feature, RankExpr, SourceDigest, StateTable, TermNode, Witness,
 };
-use hilbert_certificates::ir::Ir;
+use hilbert_certificates::ir::{Ir, Value};
 use hilbert_kernel::check::{Kind, obligations};
 use hilbert_kernel::semantics::{After, Atom, Semantics, State, Term};
 use std::collections::{BTreeSet, HashMap};
@@ -39,6 +39,7 @@ fn space_table(n: usize, state: &dyn Fn(usize) -> State) -> StateTable {
 struct TableBuilder {
     table: StateTable,
     terms: HashMap<TermNode, u32>,
+    params: HashMap<Vec<Value>, u32>,
     atoms: HashMap<AtomRec, u32>,
 }
 
@@ -66,9 +67,24 @@ impl TableBuilder {
 
     fn term(&mut self, term: &Term) -> u32 {
         // Every child gets a number (it is interned first), so the node always exists.
-        let node = hilbert_kernel::check::term_node(term, &mut |c| Some(self.term(c)))
-            .unwrap_or(TermNode::Done);
+        let node = hilbert_kernel::check::term_node(term, &mut |c| {
+            Some(match c {
+                Ok(c) => self.term(c),
+                Err(p) => self.param_list(p),
+            })
+        })
+        .unwrap_or(TermNode::Done);
         self.intern(node)
+    }
+
+    fn param_list(&mut self, p: &[Value]) -> u32 {
+        if let Some(&i) = self.params.get(p) {
+            return i;
+        }
+        let i = self.table.params.len() as u32;
+        self.table.params.push(p.to_vec());
+        self.params.insert(p.to_vec(), i);
+        i
     }
 }
 

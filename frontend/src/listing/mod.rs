@@ -411,9 +411,10 @@ fn states(out: &mut Out, body: &Body) {
     out.line(
         0,
         &format!(
-            "states: {} states, {} terms, {} atoms",
+            "states: {} states, {} terms, {} parameter lists, {} atoms",
             t.states.len(),
             t.terms.len(),
+            t.params.len(),
             t.atoms.len()
         ),
     );
@@ -605,7 +606,10 @@ impl TermCx<'_> {
                     "instance {} = {}({}) {{ ",
                     self.inst(*inst),
                     self.plan(*plan),
-                    self.values(params)
+                    match self.table.params.get(*params as usize) {
+                        Some(p) => self.values(p),
+                        None => format!("<list {params} is not in the table>"),
+                    }
                 );
                 self.term(*body, depth + 1, out);
                 out.push_str(" }");
@@ -902,6 +906,7 @@ mod tests {
         let mut body = body_of(ir, 0);
         body.states = StateTable {
             terms: vec![TermNode::Done],
+            params: vec![],
             atoms: vec![AtomRec {
                 told: None,
                 belief: 0,
@@ -1025,7 +1030,11 @@ mod tests {
         let indent = |s: &str| s.len() - s.trim_start().len();
         assert_eq!(indent(send), indent(body) + 2);
         // States and witnesses.
-        assert_line(&l, "states: 1 states, 1 terms, 1 atoms", "");
+        assert_line(
+            &l,
+            "states: 1 states, 1 terms, 0 parameter lists, 1 atoms",
+            "",
+        );
         assert_line(&l, "state 0 term t0: done", "");
         assert_line(&l, "state 0 beliefs {made(0)}", "");
         assert_line(&l, "witnesses (4)", "");
@@ -1288,9 +1297,16 @@ mod tests {
                     }],
                     ready: true,
                 },
+                TermNode::Inst {
+                    inst: 8,
+                    plan: PlanId(8),
+                    params: 99,
+                    body: 1,
+                },
             ],
+            params: vec![],
             atoms: vec![],
-            states: vec![(1, vec![5, 0])],
+            states: vec![(3, vec![5, 0])],
         };
         body.witnesses = vec![
             Witness::Ranking {
@@ -1317,6 +1333,7 @@ mod tests {
             "network     7: <no such network?>",
             "<node 99?>",
             "<n0 again?>",
+            "<list 99 is not in the table>",
             "<plan 9?>(<slot 42?>, x)",
             "<plan 77?>",
             "<belief 42?>",

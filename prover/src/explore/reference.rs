@@ -95,7 +95,7 @@ pub fn first_fault(term: &Term) -> Option<hilbert_kernel::semantics::Fault> {
     match term {
         Term::Faulted(f) => Some(f.clone()),
         Term::Then(a, _) => first_fault(a),
-        Term::Par(cs) | Term::Choice(cs) => cs.iter().find_map(first_fault),
+        Term::Par(cs) | Term::Choice(cs) => cs.iter().find_map(|c| first_fault(c)),
         Term::Interrupt(p, q) => first_fault(p).or_else(|| first_fault(q)),
         Term::Suspended(t) => first_fault(t),
         Term::Label { body, .. } | Term::Inst { body, .. } | Term::Handling { body, .. } => {

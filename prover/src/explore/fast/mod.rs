@@ -266,6 +266,7 @@ impl Explored {
         let mut table = StateTable::default();
         let mut number: Vec<u32> = vec![u32::MAX; self.terms.len()];
         let mut atom_number: FxMap<&Atom, u32> = FxMap::default();
+        let mut param_number: FxMap<Vec<hilbert_certificates::ir::Value>, u32> = FxMap::default();
         table.states.reserve_exact(order.len());
         for &id in order {
             let root = (self.visited.key(id) >> 32) as Tid;
@@ -276,7 +277,14 @@ impl Explored {
                     continue;
                 }
                 if ready {
-                    let node = self.node(t, &number);
+                    let node = self.node(t, &number, &mut |p| {
+                        let next = table.params.len() as u32;
+                        let k = *param_number.entry(p.clone()).or_insert(next);
+                        if k == next {
+                            table.params.push(p);
+                        }
+                        k
+                    });
                     number[t as usize] = table.terms.len() as u32;
                     table.terms.push(node);
                     continue;
@@ -309,8 +317,14 @@ impl Explored {
         table
     }
 
-    /// The table node of arena term `t`, whose children `number` has numbered.
-    fn node(&self, t: Tid, number: &[u32]) -> TermNode {
+    /// The table node of arena term `t`, whose children `number` has numbered and whose
+    /// parameter list `list` numbers.
+    fn node(
+        &self,
+        t: Tid,
+        number: &[u32],
+        list: &mut dyn FnMut(Vec<hilbert_certificates::ir::Value>) -> u32,
+    ) -> TermNode {
         let n = |c: &Tid| number[*c as usize];
         match &self.terms[t as usize] {
             T::Done => TermNode::Done,
@@ -353,7 +367,7 @@ impl Explored {
             } => TermNode::Inst {
                 inst: *inst,
                 plan: PlanId(*plan),
-                params: params.iter().map(|&v| self.value(v)).collect(),
+                params: list(params.iter().map(|&v| self.value(v)).collect()),
                 body: n(body),
             },
             T::Handling { body, then } => TermNode::Handling {
@@ -387,7 +401,7 @@ impl Explored {
     }
 
     fn term(&self, id: Tid) -> Term {
-        let b = |id: Tid| Box::new(self.term(id));
+        let b = |id: Tid| semantics::Sub::new(self.term(id));
         match &self.terms[id as usize] {
             T::Done => Term::Done,
             T::Faulted(f) => Term::Faulted(f.clone()),
@@ -411,8 +425,8 @@ impl Explored {
                 // No state holds a waiting thread (every command lands within its step).
             },
             T::Then(a, r) => Term::Then(b(*a), b(*r)),
-            T::Par(cs) => Term::Par(cs.iter().map(|&c| self.term(c)).collect()),
-            T::Choice(cs) => Term::Choice(cs.iter().map(|&c| self.term(c)).collect()),
+            T::Par(cs) => Term::Par(cs.iter().map(|&c| b(c)).collect()),
+            T::Choice(cs) => Term::Choice(cs.iter().map(|&c| b(c)).collect()),
             T::Interrupt(p, q) => Term::Interrupt(b(*p), b(*q)),
             T::Suspended(t) => Term::Suspended(b(*t)),
             T::Label {
@@ -434,7 +448,11 @@ impl Explored {
             } => Term::Inst {
                 inst: *inst,
                 plan: PlanId(*plan),
-                params: params.iter().map(|&v| self.value(v)).collect(),
+                params: params
+                    .iter()
+                    .map(|&v| self.value(v))
+                    .collect::<Vec<_>>()
+                    .into(),
                 body: b(*body),
             },
             T::Handling { body, then } => Term::Handling {
