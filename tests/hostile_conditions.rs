@@ -68,42 +68,44 @@ fn long_conditions_are_checked_in_bounded_memory_and_time() {
     let peak = children_peak_bytes();
     assert!(peak < 512 * MIB, "build: peak {peak} bytes");
 
-    // 3. A sum of two million ones (8 MB), as in the issue: `k = 1 + 1 + … + 1` gave HA0058
-    // "realism violated" with `w = {}` in three runs (Z3 out of memory answered `sat` with a
-    // model of nothing).
-    let ones = vec!["1"; 2_000_000].join(" + ");
-    let p = goal_project(&format!("B(self) n(k) ∧ k = {ones}"));
-    drop(ones);
-    // Under `check --max-memory 1G`: Z3 may use half of it, and the front end
-    // alone holds more (some 75 bytes a source byte for a sum this dense), so no question is
-    // asked. Each frame condition is left unproved, named as not asked for the bound; the
-    // check says it passed the bound, exit 2 (a resource, not a finding); and the process
-    // stays under the bound. Was: `check` had no memory bound (`--max-memory` unknown).
+    // 3. `check --max-memory 256M` on a rule Z3 must hold in full, `k = j + 1 + … + 1` with
+    // 50,000 ones: Z3 may use half of the bound; past it the query running is stopped and no
+    // other is asked. Each frame condition is left unproved, named as stopped for the bound; the
+    // check says it passed the bound, exit 2 (a resource, not a finding). Was: `check` had no
+    // memory bound (`--max-memory` unknown). The bound is read every 20 ms, and Z3 can pass it
+    // in between (the release build peaked at 284 MiB on 20,000 ones under 256M), so the peak
+    // is held to 1 GiB here, not to the bound (notes-issue32.md).
+    let ones = vec!["1"; 50_000].join(" + ");
+    let p = goal_project(&format!("B(self) n(k) ∧ B(self) n(j) ∧ k = j + {ones}"));
     let run = run_within(
-        &["check", &p.path(), "--max-memory", "1G"],
-        Duration::from_secs(300),
+        &["check", &p.path(), "--max-memory", "256M"],
+        Duration::from_secs(120),
     );
-    no_finding("2,000,000 ones, --max-memory 1G", &run);
+    no_finding("50,000 ones onto a field, --max-memory 256M", &run);
     assert_eq!(run.code, Some(2), "{}{}", run.stdout, run.stderr);
     assert!(
-        run.stderr.contains("the check passed --max-memory 1 GiB"),
+        run.stderr.contains("the check passed --max-memory 256 MiB"),
         "{}",
         run.stderr
     );
     assert!(
         run.stdout.contains("HA0059")
-            && run
-                .stdout
-                .contains("not asked: the check passed --max-memory 1 GiB"),
+            && run.stdout.contains("the check passed --max-memory 256 MiB"),
         "{}",
         &run.stdout[..run.stdout.len().min(3000)]
     );
     assert!(!run.stdout.contains("error["), "{}", run.stdout);
     let peak = children_peak_bytes();
-    assert!(peak < 1024 * MIB, "--max-memory 1G: peak {peak} bytes");
+    assert!(peak < 1024 * MIB, "--max-memory 256M: peak {peak} bytes");
 
-    // 4. Without a bound in the way: the kernel's arithmetic on constants is done before Z3
-    // sees it, so the rule is `k = 2000000`, and it checks clean.
+    // 4. A sum of two million ones (8 MB), as in the issue: `k = 1 + 1 + … + 1` gave HA0058
+    // "realism violated" with `w = {}` in three runs (Z3 out of memory answered `sat` with a
+    // model of nothing).
+    let ones = vec!["1"; 2_000_000].join(" + ");
+    let p = goal_project(&format!("B(self) n(k) ∧ k = {ones}"));
+    drop(ones);
+    // The kernel's arithmetic on constants is done before Z3 sees it, so the rule is
+    // `k = 2000000`, and it checks clean.
     let begun = Instant::now();
     let run = run_within(
         &["check", &p.path(), "--max-memory", "8G"],
