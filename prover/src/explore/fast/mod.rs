@@ -200,6 +200,9 @@ struct ChunkOut {
     computed: Vec<(Tid, Vec<LStep>)>,
     expansions: Vec<Expansion>,
     found: Vec<Found>,
+    /// When the steps of the state after the last expansion alone passed the words a state may
+    /// make ([`Global::expand`]'s `state_cap`): the words they had made then.
+    too_wide: Option<usize>,
 }
 
 /// The result of a fast exploration: the graph, and what is needed to rebuild the reference
@@ -558,6 +561,17 @@ pub fn explore(
         // costs some 8 to 16 bytes with its node and index), so one batch cannot overshoot it.
         let words = OVERLAY_WORDS.min((limits.explore_memory() / 64).max(1 << 16) as usize);
         let cap = words / jobs;
+        // One state's steps alone may make at most a 32nd of the exploration's share of the
+        // bound in words (some 16 bytes each, on each thread): past it the exploration stops,
+        // as past the bound (issue 32: the 20,000 successors of 20,000 parallel steps held 5.3
+        // GB under --max-memory 256M before the resident set was read). No bound, no cap.
+        let state_cap = if limits.max_memory == u64::MAX {
+            usize::MAX
+        } else {
+            usize::try_from(limits.explore_memory() / 32 / jobs as u64)
+                .unwrap_or(usize::MAX)
+                .max(1 << 16)
+        };
         let mut at = 0;
         while at < ids.len() && !stopped {
             let rest = &ids[at..];
@@ -565,17 +579,30 @@ pub fn explore(
             let outs: Vec<ChunkOut> = match pool_for(batch.len()) {
                 Some(pool) => {
                     let gr = &g;
-                    pool.install(|| batch.par_iter().map(|c| gr.expand(c, cap)).collect())
+                    pool.install(|| {
+                        batch
+                            .par_iter()
+                            .map(|c| gr.expand(c, cap, state_cap))
+                            .collect()
+                    })
                 }
-                _ => batch.iter().map(|c| g.expand(c, cap)).collect(),
+                _ => batch.iter().map(|c| g.expand(c, cap, state_cap)).collect(),
             };
             for (chunk, out) in batch.iter().zip(outs) {
                 let done = out.expansions.len();
+                let too_wide = out.too_wide;
                 if !g.number(&chunk[..done], out, limits) {
                     stopped = true;
                     break;
                 }
                 at += done;
+                if let Some(words) = too_wide {
+                    g.graph.truncated = true;
+                    g.graph.memory_stop = Some(crate::memory::resident().unwrap_or(0));
+                    g.graph.wide_state = Some(words as u64);
+                    stopped = true;
+                    break;
+                }
                 if done < chunk.len() {
                     break;
                 }
@@ -786,7 +813,9 @@ impl Global<'_> {
     }
 
     /// Expands the states `ids` against the frozen tables (run in parallel).
-    fn expand(&self, ids: &[u32], cap: usize) -> ChunkOut {
+    /// A chunk stops before a state once its overlay holds `cap` words, and at a state whose
+    /// steps alone make more than `state_cap` ([`ChunkOut::too_wide`]).
+    fn expand(&self, ids: &[u32], cap: usize, state_cap: usize) -> ChunkOut {
         let mut ar = Overlay {
             global: &self.arena,
             local: Arena::default(),
@@ -795,6 +824,7 @@ impl Global<'_> {
         let mut seen: FxMap<Tid, usize> = FxMap::default();
         let mut expansions = Vec::with_capacity(ids.len());
         let mut found = Vec::with_capacity(ids.len() * 8);
+        let mut too_wide = None;
         for &id in ids {
             if ar.local.words > cap && !expansions.is_empty() {
                 break;
@@ -832,11 +862,20 @@ impl Global<'_> {
                 );
                 expansions.push(Expansion::Known(first, found.len() as u32));
             } else {
-                let k = *seen.entry(term).or_insert_with(|| {
-                    let steps = self.code.steps(&mut ar, term);
-                    computed.push((term, steps));
-                    computed.len() - 1
-                });
+                let k = match seen.get(&term) {
+                    Some(&k) => k,
+                    None => match self.code.steps(&mut ar, term, state_cap) {
+                        Some(steps) => {
+                            computed.push((term, steps));
+                            seen.insert(term, computed.len() - 1);
+                            computed.len() - 1
+                        }
+                        None => {
+                            too_wide = Some(ar.local.words);
+                            break;
+                        }
+                    },
+                };
                 expansions.push(Expansion::New(k as u32));
             }
         }
@@ -845,6 +884,7 @@ impl Global<'_> {
             computed,
             expansions,
             found,
+            too_wide,
         }
     }
 
