@@ -131,7 +131,7 @@ pub(crate) fn cap_jobs(requested: usize) -> usize {
 }
 
 /// A `--max-memory` size: `2G`, `512M`, `1.5GiB`, or bytes.
-fn parse_memory(text: &str) -> Result<u64, String> {
+pub(crate) fn parse_memory(text: &str) -> Result<u64, String> {
     hilbert_prover::memory::parse_bytes(text)
 }
 
@@ -514,10 +514,16 @@ pub fn run(args: &Args) -> u8 {
         Ok(x) => x,
         Err(code) => return code,
     };
+    // The check's Z3 queries are bounded by --max-memory too (stopped past half of it, as an
+    // exploration is).
+    let max_memory = args
+        .max_memory
+        .unwrap_or_else(hilbert_prover::memory::default_limit);
     let smt = hilbert_smt::Options {
         timeout_ms: args.smt_timeout,
         budget_ms: Some(args.smt_budget),
         keep_text: args.emit_smt.is_some(),
+        max_memory: Some(max_memory),
     };
     let checked = match crate::check::check_with_params(&loaded, smt, &args.params) {
         Ok(c) => c,
@@ -545,9 +551,7 @@ pub fn run(args: &Args) -> u8 {
     let limits = Limits {
         max_states: args.max_states,
         jobs: cap_jobs(args.jobs),
-        max_memory: args
-            .max_memory
-            .unwrap_or_else(hilbert_prover::memory::default_limit),
+        max_memory,
     };
     let source_digests: Vec<SourceDigest> = inputs
         .iter()
@@ -671,6 +675,9 @@ pub fn run(args: &Args) -> u8 {
         }
     };
     output::stdout(&text);
+    if let Some(code) = crate::check::memory_stop(&checked.smt) {
+        return code;
+    }
     if bounded {
         // A resource bound passed is an environment matter: said as such, exit code 2.
         return crate::EXIT_USAGE;

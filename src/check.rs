@@ -39,6 +39,12 @@ pub struct Args {
     /// read a parameter are decided with its value.
     #[arg(long = "param", value_name = "NAME=VALUE", value_parser = crate::build::parse_param)]
     params: Vec<hilbert_frontend::ParamSpec>,
+    /// Stop Z3 when the check's resident memory passes half of SIZE (such as 2G or 512M): its
+    /// questions are then left unanswered, named, and the exit code is 2. The default is half
+    /// of the machine's memory (or of its control group's, if smaller), as for `build`. Read
+    /// from /proc: not enforced where there is none.
+    #[arg(long, value_name = "SIZE", value_parser = crate::build::parse_memory)]
+    max_memory: Option<u64>,
 }
 
 /// When to colour.
@@ -139,6 +145,10 @@ pub fn run(args: &Args) -> u8 {
         timeout_ms: args.smt_timeout,
         budget_ms: Some(args.smt_budget),
         keep_text: false,
+        max_memory: Some(
+            args.max_memory
+                .unwrap_or_else(hilbert_prover::memory::default_limit),
+        ),
     };
     let checked = match check_with_params(&loaded, smt, &args.params) {
         Ok(c) => c,
@@ -167,7 +177,29 @@ pub fn run(args: &Args) -> u8 {
         }
     };
     output::stdout(&text);
+    if let Some(code) = memory_stop(&checked.smt) {
+        return code;
+    }
     u8::from(!clean)
+}
+
+/// If the check's Z3 queries were stopped by `--max-memory` ([`hilbert_smt::Log::memory_passed`]):
+/// says so on standard error, naming the bound, and gives exit code 2 (a resource bound, as
+/// for `build`). The report, already written, names each question left unanswered.
+pub fn memory_stop(log: &hilbert_smt::Log) -> Option<u8> {
+    let rss = log.memory_passed()?;
+    let limit = log.options.max_memory.unwrap_or(0);
+    let human = hilbert_frontend::input::human_bytes;
+    Some(output::fail(
+        output::Kind::System,
+        &format!(
+            "the check passed --max-memory {} (the process's resident set reached {}, over the {} Z3's queries may use): the questions it was asking and would have asked are not answered",
+            human(limit),
+            human(rss),
+            human(limit / 2)
+        ),
+        "raise --max-memory, or split a long condition into several rules of the same kind (rules of one kind and target are a disjunction)",
+    ))
 }
 
 /// Loads the project at `paths` (the current directory when empty) and digests every file; an

@@ -391,6 +391,7 @@ pub fn run(args: &RunArgs) -> u8 {
         timeout_ms: args.smt_timeout,
         budget_ms: Some(args.smt_budget),
         keep_text: false,
+        max_memory: None,
     };
     let ready = match load_ir(&args.paths, &specs, smt) {
         Ok(x) => x,

@@ -111,7 +111,7 @@ fn unknown_text(program: &Program, a: usize, why: &Unknown, timeout_ms: u32) -> 
                     Unknown::Timeout => format!("over belief sets of any size the query ran out of time ({timeout_ms} ms, --smt-timeout)"),
                     Unknown::Budget(_) => "over belief sets of any size the query was not answered: the Z3 budget (--smt-budget) was spent".into(),
                     Unknown::Solver(r) => format!("over belief sets of any size Z3 gave up ({r})"),
-                    Unknown::Failed(r) => format!("over belief sets of any size: {r}"),
+                    Unknown::Failed(r) | Unknown::Memory(r) => format!("over belief sets of any size: {r}"),
                     _ => "over belief sets of any size Z3 could not decide it either".into(),
                 },
             };
@@ -135,6 +135,10 @@ fn unknown_text(program: &Program, a: usize, why: &Unknown, timeout_ms: u32) -> 
                 describe(program, a, *rule)
             ),
             "a condition reads beliefs, the variables its patterns bind, attentions and agent parameters".into(),
+        ),
+        Unknown::Memory(reason) => (
+            format!("{reason}; the question is left unanswered, and nothing is concluded from it"),
+            "raise --max-memory, or split a long condition into several rules of the same kind (rules of one kind and target are a disjunction)".into(),
         ),
         Unknown::Failed(reason) => (
             format!("{reason}; the question is left unanswered, and nothing is concluded from it"),

@@ -78,16 +78,7 @@ impl fmt::Display for InputError {
 impl std::error::Error for InputError {}
 
 /// A byte count for people: `16 MiB`, `1 GiB`, `1.5 KiB`, `512 B`.
-pub fn human_bytes(n: u64) -> String {
-    const UNITS: [(u64, &str); 3] = [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
-    for (size, unit) in UNITS {
-        if n >= size {
-            let text = format!("{:.1}", n as f64 / size as f64);
-            return format!("{} {unit}", text.trim_end_matches(".0"));
-        }
-    }
-    format!("{n} B")
-}
+pub use hilbert_smt::meter::human_bytes;
 
 /// What a file type is, in words, for an error.
 fn kind_of(ty: std::fs::FileType) -> &'static str {

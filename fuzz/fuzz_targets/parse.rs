@@ -2,7 +2,7 @@
 //! overflow the stack. Run with `cargo +nightly fuzz run parse` from the repository root.
 #![no_main]
 
-use hilbert_frontend::project::{add_bytes, Loaded};
+use hilbert_frontend::project::{Loaded, add_bytes};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -7,9 +7,7 @@
 //! root with `cargo +nightly fuzz run verify_sources` (seed it as `fuzz/README.md` says).
 #![no_main]
 
-use hilbert_certificates::cert::{
-    self, FORMAT_MAJOR, FORMAT_MINOR, HEADER_LEN, MAGIC, SEMANTICS, SourceDigest, sha256,
-};
+use hilbert_certificates::cert::{self, SourceDigest, sha256};
 use hilbert_certificates::ir::Ir;
 use hilbert_kernel::check::{Expected, Verdict, admit_build, check};
 use libfuzzer_sys::fuzz_target;
@@ -19,17 +17,7 @@ use std::sync::OnceLock;
 fn project() -> &'static (Vec<SourceDigest>, Ir, Vec<u8>) {
     static P: OnceLock<(Vec<SourceDigest>, Ir, Vec<u8>)> = OnceLock::new();
     P.get_or_init(|| {
-        let loaded = hilbert_frontend::project::load(&["examples/production-line".to_string()])
-            .expect("run from the repository root");
-        let sources = loaded
-            .sources
-            .files()
-            .iter()
-            .map(|f| SourceDigest {
-                path: f.path.clone(),
-                sha256: sha256(f.text.as_bytes()),
-            })
-            .collect();
+        let (loaded, sources) = hilbert_fuzz::production_line();
         let given = hilbert_frontend::AgentArgs::new();
         let (ir, _) = hilbert_frontend::lower_project(&loaded, &given).expect("the example lowers");
         let bytes = cert::ir_bytes(&ir);
@@ -43,15 +31,7 @@ fuzz_target!(|data: &[u8]| {
         sources,
         ir: ir_bytes,
     };
-    let mut sealed = Vec::with_capacity(MAGIC.len() + HEADER_LEN + data.len() + 32);
-    sealed.extend_from_slice(MAGIC);
-    sealed.extend_from_slice(&FORMAT_MAJOR.to_le_bytes());
-    sealed.extend_from_slice(&FORMAT_MINOR.to_le_bytes());
-    sealed.extend_from_slice(&SEMANTICS.to_le_bytes());
-    sealed.extend_from_slice(&[0u8; HEADER_LEN - 6]);
-    sealed.extend_from_slice(data);
-    let sum = sha256(&sealed);
-    sealed.extend_from_slice(&sum);
+    let sealed = hilbert_fuzz::seal(data);
     for bytes in [data, &sealed[..]] {
         let report = check(bytes, Some(&expected));
         let Some(token) = &report.admitted else {
@@ -59,7 +39,12 @@ fuzz_target!(|data: &[u8]| {
         };
         assert!(report.invalid.is_none());
         assert!(!report.obligations.is_empty());
-        assert!(report.obligations.iter().all(|(_, v)| *v == Verdict::Proved));
+        assert!(
+            report
+                .obligations
+                .iter()
+                .all(|(_, v)| *v == Verdict::Proved)
+        );
         let body = cert::decode(bytes).expect("an admitted certificate decodes");
         assert_eq!(&cert::ir_bytes(&body.ir), ir_bytes);
         assert_eq!(token.ir(), &sha256(ir_bytes));

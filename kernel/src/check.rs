@@ -9,6 +9,7 @@
 
 use crate::eval::{attention_within, holds_within};
 use crate::semantics::{After, Atom, Fault, Mode, Params, Semantics, State, Sub, Term};
+use hashbrown::HashTable;
 use hilbert_certificates::cert::{
     self, AfterRec, AtomRec, Body, FaultRec, SourceDigest, StateTable, TermNode, Witness,
 };
@@ -18,6 +19,7 @@ use hilbert_certificates::ir::{
     PlanId, Value,
 };
 use std::collections::{BTreeSet, HashMap};
+use std::hash::BuildHasher;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -435,7 +437,9 @@ fn term_children(node: &TermNode) -> Vec<u32> {
 /// order). States stay in this compact form; [`Table::state`] writes one out.
 struct Table<'t> {
     raw: &'t StateTable,
-    terms: FastMap<View<'t>, u32>,
+    /// The terms' indices, hashed by their nodes' views ([`Table::hash`]); 4 bytes a term.
+    terms: HashTable<u32>,
+    hasher: foldhash::fast::RandomState,
     /// The parameter lists by content, and each written out once (shared by every state).
     params: FastMap<&'t [Value], u32>,
     param_lists: Vec<Params>,
@@ -462,7 +466,9 @@ impl<'t> Table<'t> {
         }
         let mut depth: Vec<u32> = Vec::with_capacity(raw.terms.len());
         let mut size: Vec<u64> = Vec::with_capacity(raw.terms.len());
-        let mut terms = fast_map(raw.terms.len());
+        let hasher = foldhash::fast::RandomState::default();
+        let hash = |v: &View| hasher.hash_one(v);
+        let mut terms = HashTable::with_capacity(raw.terms.len());
         let mut params = fast_map(raw.params.len());
         for (i, p) in raw.params.iter().enumerate() {
             if let Some(j) = params.insert(p.as_slice(), i as u32) {
@@ -503,9 +509,12 @@ impl<'t> Table<'t> {
                     "term {i} is nested {d} deep, more than the kernel's limit of {MAX_TERM_DEPTH}"
                 ));
             }
-            if let Some(j) = terms.insert(View::of(node), i as u32) {
+            let h = hash(&View::of(node));
+            if let Some(j) = terms.find(h, |&j| View::of(&raw.terms[j as usize]) == View::of(node))
+            {
                 return Err(format!("terms {j} and {i} are the same term, listed twice"));
             }
+            terms.insert_unique(h, i as u32, |&j| hash(&View::of(&raw.terms[j as usize])));
             depth.push(d);
             size.push(n);
         }
@@ -521,6 +530,7 @@ impl<'t> Table<'t> {
         let mut table = Table {
             raw,
             terms,
+            hasher,
             params,
             param_lists: raw.params.iter().map(|p| p.as_slice().into()).collect(),
             atoms,
@@ -814,10 +824,8 @@ impl<'t> Table<'t> {
         {
             return Some(h);
         }
-        // The map is keyed by views of the table's own nodes; a map of longer-lived keys is a
-        // map of shorter-lived ones (keys are covariant), so the view of `t` can be looked up.
-        let terms: &FastMap<View<'_>, u32> = &self.terms;
-        terms.get(&view).copied()
+        let same = |&j: &u32| View::of(&self.raw.terms[j as usize]) == view;
+        self.terms.find(self.hasher.hash_one(&view), same).copied()
     }
 }
 

@@ -2,18 +2,9 @@
 //! `--max-memory` bound is checked against and what its statistics report. Elsewhere every
 //! reading is `None` and the bound is not enforced (said so by `--max-memory`'s help).
 
-/// A line of `/proc/self/status` in bytes (the kernel writes it in KiB).
-fn status_bytes(field: &str) -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with(field))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
-}
-
 /// The process's resident set now, in bytes (`VmRSS`).
-pub fn resident() -> Option<u64> {
-    status_bytes("VmRSS:")
-}
+pub use hilbert_smt::meter::resident;
+use hilbert_smt::meter::status_bytes;
 
 /// The process's peak resident set so far, in bytes (`VmHWM`).
 pub fn peak() -> Option<u64> {

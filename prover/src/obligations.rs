@@ -952,14 +952,20 @@ fn growing_integer(net: &Network, explored: &explore::Space) -> Option<String> {
 /// Why a truncated exploration stopped: the bound it passed, as the reason of an unproved
 /// theorem (which [`passed_a_bound`] recognises).
 fn truncation(what: &str, graph: &Graph, limits: Limits) -> String {
-    match graph.memory_stop {
-        Some(rss) => format!(
+    match (graph.memory_stop, graph.wide_state) {
+        (Some(_), Some(words)) => format!(
+            "{what} passed --max-memory {} (the steps of one state alone made over {} words of terms, some {} MiB, past the share of it one state may make: a term this wide cannot be explored under this bound) before it was complete",
+            hilbert_frontend::input::human_bytes(limits.max_memory),
+            words,
+            (words * 16) >> 20,
+        ),
+        (Some(rss), None) => format!(
             "{what} passed --max-memory {} (the process's resident set reached {:.1} MiB, over the {:.1} MiB an exploration may use) before it was complete",
             hilbert_frontend::input::human_bytes(limits.max_memory),
             rss as f64 / (1 << 20) as f64,
             limits.explore_memory() as f64 / (1 << 20) as f64,
         ),
-        None => format!(
+        (None, _) => format!(
             "{what} passed --max-states {} before it was complete",
             limits.max_states
         ),

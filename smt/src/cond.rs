@@ -36,6 +36,7 @@
 use hilbert_certificates::ir::{
     AgentId, ArithOp, CompareOp, Cond, CondTerm, Ir, Literal, Pattern, PatternArg, Type,
 };
+use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 use z3::ast::{Ast, Bool, Int};
@@ -49,8 +50,24 @@ pub type Key = (Option<u32>, u32);
 pub struct Slot {
     /// Whether the slot's atom is believed.
     pub present: Bool,
-    /// The fields.
+    /// The fields: constants of the query, or the numerals of [`Slot::atom`].
     pub fields: Vec<Int>,
+    /// For a *ground slot*, the one atom it can hold (its fields' values): a belief test whose
+    /// arguments are all literals reads only the ground slot of its atom, so a rule of n ground
+    /// tests is n terms, not n² (issue 32). `None` for a free slot, which holds any atom.
+    pub atom: Option<Vec<i64>>,
+}
+
+impl Slot {
+    /// The query's constants of this slot: its `present`, and its fields unless it is a ground
+    /// slot (whose fields are numerals, over which nothing can be quantified).
+    pub fn constants(&self) -> Vec<&dyn Ast> {
+        let mut out: Vec<&dyn Ast> = vec![&self.present];
+        if self.atom.is_none() {
+            out.extend(self.fields.iter().map(|f| f as &dyn Ast));
+        }
+        out
+    }
 }
 
 /// A bounded belief set and an attention.
@@ -58,7 +75,8 @@ pub struct Slot {
 pub struct World {
     /// The prefix of its constants' names.
     pub name: String,
-    /// The slots of each predicate.
+    /// The slots of each predicate: its ground slots first, sorted by their atoms, then its
+    /// free slots.
     pub slots: BTreeMap<Key, Vec<Slot>>,
     /// The attention (index into the agent's attentions).
     pub attention: Int,
@@ -111,7 +129,10 @@ pub enum Dependency {
 pub struct Universe<'a> {
     ir: &'a Ir,
     agent: usize,
+    /// The free slots of each predicate a condition tests.
     bounds: BTreeMap<Key, usize>,
+    /// The atoms of each predicate's ground slots: those its tests name by literals alone.
+    ground: BTreeMap<Key, BTreeSet<Vec<i64>>>,
     strings: BTreeMap<String, i64>,
     /// Whether `unsat` answers over these bounds are exact (see the module docs); always true
     /// for an unbounded universe, whose worlds are every belief set.
@@ -122,6 +143,8 @@ pub struct Universe<'a> {
     steps: std::cell::Cell<usize>,
     /// Slots read by belief tests; past [`MAX_SLOTS`] the encoding gives up.
     slots: std::cell::Cell<usize>,
+    /// Encoding work done since the resident set was last read ([`METER_EVERY`]).
+    work: std::cell::Cell<usize>,
     /// Whether worlds are unbounded ([`Universe::unbounded`]).
     unbounded: bool,
     /// Bound variables made so far (unbounded universes name each quantifier's own).
@@ -138,11 +161,35 @@ pub const MAX_STEPS: usize = 20_000;
 /// (300 disjuncts, 90,000 slots, are still encoded).
 pub const MAX_SLOTS: usize = 200_000;
 
-/// The predicate of every belief test of a condition, once per occurrence.
-fn walk(c: &Cond, out: &mut Vec<Key>) {
+thread_local! {
+    /// The resident set past which an encoding on this thread gives up (the share of
+    /// `--max-memory` Z3 may use: [`crate::Options::memory_share`]), set by [`crate::Log::new`].
+    static SHARE: std::cell::Cell<Option<u64>> = const { std::cell::Cell::new(None) };
+    /// The resident set an encoding on this thread read when it gave up for want of memory.
+    static PASSED: std::cell::Cell<Option<u64>> = const { std::cell::Cell::new(None) };
+}
+
+/// Sets the resident set past which this thread's encodings give up, and forgets any earlier
+/// stop ([`crate::Log::new`]).
+pub(crate) fn set_memory_share(share: Option<u64>) {
+    SHARE.with(|s| s.set(share));
+    PASSED.with(|p| p.set(None));
+}
+
+/// The resident set an encoding on this thread read when it gave up for want of memory.
+pub(crate) fn memory_passed() -> Option<u64> {
+    PASSED.with(std::cell::Cell::get)
+}
+
+/// Encoding work between two readings of the resident set (a reading costs some 20 µs).
+const METER_EVERY: usize = 4096;
+
+/// The predicate of every belief test of a condition, once per occurrence, with the test's
+/// pattern.
+fn walk<'c>(c: &'c Cond, out: &mut Vec<(Key, &'c Pattern)>) {
     match c {
-        Cond::Believes(p) => out.push((None, p.belief.0)),
-        Cond::Told(AgentId(j), p) => out.push((Some(*j), p.belief.0)),
+        Cond::Believes(p) => out.push(((None, p.belief.0), p)),
+        Cond::Told(AgentId(j), p) => out.push(((Some(*j), p.belief.0), p)),
         Cond::Not(inner) => walk(inner, out),
         Cond::And(cs) | Cond::Or(cs) => cs.iter().for_each(|x| walk(x, out)),
         _ => {}
@@ -329,16 +376,23 @@ impl<'a> Universe<'a> {
         }
         params.sort_unstable();
         params.dedup();
-        let mut bounds: BTreeMap<Key, usize> = BTreeMap::new();
-        for key in occurrences {
-            *bounds.entry(key).or_default() += 1;
+        // A condition with too many branches to examine has too many to encode: the encoding
+        // gives up from the start, and its worlds get no slots (20,000 disjuncts made 20,000
+        // slots a world before giving up, 470 MB of Z3 terms over a check).
+        let mut exact = true;
+        let mut too_large = false;
+        for (c, reading) in parts {
+            for &neg in reading.negations() {
+                match dependency(c, neg) {
+                    None => {}
+                    Some(Dependency::TooLarge) => {
+                        exact = false;
+                        too_large = true;
+                    }
+                    Some(Dependency::Reads { .. }) => exact = false,
+                }
+            }
         }
-        let exact = parts.iter().all(|(c, reading)| {
-            reading
-                .negations()
-                .iter()
-                .all(|&neg| dependency(c, neg).is_none())
-        });
         // Every string literal of the agent's rules gets a code, so that two queries of one
         // agent agree on them.
         let mut strings = Vec::new();
@@ -364,20 +418,43 @@ impl<'a> Universe<'a> {
         }
         strings.sort();
         strings.dedup();
-        let strings = strings
+        let strings: BTreeMap<String, i64> = strings
             .into_iter()
             .enumerate()
             .map(|(i, s)| (s, i as i64))
             .collect();
+        // A test whose arguments are all literals reads one ground slot, its atom's; the
+        // others read the free slots, one per such test (see the module docs). When `unsat`
+        // is not exact anyway, the free slots are as many as the tests, so that a bounded
+        // `sat` finds at least what it found when every slot was free.
+        let mut bounds: BTreeMap<Key, usize> = BTreeMap::new();
+        let mut ground: BTreeMap<Key, BTreeSet<Vec<i64>>> = BTreeMap::new();
+        for (key, p) in occurrences {
+            if too_large {
+                break;
+            }
+            bounds.entry(key).or_default();
+            match ground_atom(&strings, p) {
+                Some(atom) => {
+                    ground.entry(key).or_default().insert(atom);
+                    if !exact {
+                        *bounds.entry(key).or_default() += 1;
+                    }
+                }
+                None => *bounds.entry(key).or_default() += 1,
+            }
+        }
         Universe {
             ir,
             agent,
             bounds,
+            ground,
             strings,
             exact,
             params,
-            steps: std::cell::Cell::new(0),
+            steps: std::cell::Cell::new(if too_large { MAX_STEPS + 1 } else { 0 }),
             slots: std::cell::Cell::new(0),
+            work: std::cell::Cell::new(0),
             unbounded: false,
             fresh: std::cell::Cell::new(0),
         }
@@ -402,6 +479,33 @@ impl<'a> Universe<'a> {
     /// meaningless and no query may be asked with them.
     pub fn gave_up(&self) -> bool {
         self.steps.get() > MAX_STEPS || self.slots.get() > MAX_SLOTS
+    }
+
+    /// Whether an encoding gave up because the process passed its share of `--max-memory`
+    /// (any encoding on this thread since the bound was set: from then on each gives up).
+    pub fn out_of_memory(&self) -> bool {
+        memory_passed().is_some()
+    }
+
+    /// Counts `n` units of encoding work; every [`METER_EVERY`] reads the resident set, and past
+    /// this thread's share of `--max-memory` gives the encoding up ([`Universe::gave_up`]).
+    fn meter(&self, n: usize) {
+        if memory_passed().is_some() {
+            self.steps.set(MAX_STEPS + 1);
+            return;
+        }
+        let work = self.work.get().saturating_add(n);
+        if work < METER_EVERY {
+            self.work.set(work);
+            return;
+        }
+        self.work.set(0);
+        if let Some(share) = SHARE.with(std::cell::Cell::get)
+            && let Some(rss) = crate::meter::resident().filter(|&rss| rss > share)
+        {
+            PASSED.with(|p| p.set(Some(rss)));
+            self.steps.set(MAX_STEPS + 1);
+        }
     }
 
     fn fields(&self, key: Key) -> Vec<(String, Type)> {
@@ -460,6 +564,23 @@ impl<'a> Universe<'a> {
                 continue;
             }
             let mut v = Vec::new();
+            for (k, atom) in self.ground.get(&key).into_iter().flatten().enumerate() {
+                let present = Bool::new_const(format!("{prefix}.{pred}.g{k}"));
+                // A literal outside its field's type (none passes the type checks) names an
+                // atom no belief set holds.
+                let typed = fields.iter().zip(atom).all(|((_, t), &x)| match t {
+                    Type::Bool => x == 0 || x == 1,
+                    _ => true,
+                });
+                if !typed {
+                    constraints.push(present.not());
+                }
+                v.push(Slot {
+                    present,
+                    fields: atom.iter().map(|&x| Int::from_i64(x)).collect(),
+                    atom: Some(atom.clone()),
+                });
+            }
             for k in 0..n {
                 let present = Bool::new_const(format!("{prefix}.{pred}.{k}"));
                 let fs: Vec<Int> = fields
@@ -473,6 +594,7 @@ impl<'a> Universe<'a> {
                 v.push(Slot {
                     present,
                     fields: fs,
+                    atom: None,
                 });
             }
             slots.insert(key, v);
@@ -589,11 +711,7 @@ impl<'a> Universe<'a> {
     }
 
     fn literal(&self, l: &Literal) -> Int {
-        match l {
-            Literal::Int(n) => Int::from_i64(*n),
-            Literal::Bool(b) => Int::from_i64(i64::from(*b)),
-            Literal::Str(s) => Int::from_i64(self.strings.get(s).copied().unwrap_or(-1)),
-        }
+        Int::from_i64(code(&self.strings, l))
     }
 
     fn solve(&self, w: &World, goals: &[&Cond], env: &mut Vec<Option<Int>>) -> Bool {
@@ -601,6 +719,7 @@ impl<'a> Universe<'a> {
             return Bool::from_bool(true);
         };
         self.steps.set(self.steps.get() + 1);
+        self.meter(1);
         if self.gave_up() {
             return Bool::from_bool(false);
         }
@@ -670,13 +789,40 @@ impl<'a> Universe<'a> {
         let Some(slots) = w.slots.get(&key) else {
             return Bool::from_bool(false);
         };
+        // The ground slots come first, sorted by their atoms. A ground test reads its atom's
+        // ground slot and the free slots; any other test, the ground slots its literals do not
+        // rule out and the free slots.
+        let (ground, free) = slots.split_at(slots.partition_point(|s| s.atom.is_some()));
+        let read: Vec<&Slot> = match ground_atom(&self.strings, p) {
+            Some(atom) => ground
+                .binary_search_by(|s| s.atom.as_ref().map_or(Ordering::Less, |a| a.cmp(&atom)))
+                .ok()
+                .map(|i| &ground[i])
+                .into_iter()
+                .chain(free)
+                .collect(),
+            None => ground
+                .iter()
+                .filter(|s| {
+                    s.atom.as_ref().is_some_and(|atom| {
+                        atom.len() == p.args.len()
+                            && p.args.iter().zip(atom).all(|(arg, &x)| match arg {
+                                PatternArg::Literal(l) => code(&self.strings, l) == x,
+                                _ => true,
+                            })
+                    })
+                })
+                .chain(free)
+                .collect(),
+        };
         // Each slot read is counted against the budget of the encoding ([`MAX_SLOTS`]).
-        self.slots.set(self.slots.get().saturating_add(slots.len()));
+        self.slots.set(self.slots.get().saturating_add(read.len()));
+        self.meter(read.len());
         if self.gave_up() {
             return Bool::from_bool(false);
         }
         let mut branches = Vec::new();
-        for slot in slots {
+        for slot in read {
             if slot.fields.len() != p.args.len() {
                 continue;
             }
@@ -685,6 +831,8 @@ impl<'a> Universe<'a> {
             for (arg, field) in p.args.iter().zip(&slot.fields) {
                 match arg {
                     PatternArg::Any => {}
+                    // A ground slot's literals were matched above.
+                    PatternArg::Literal(_) if slot.atom.is_some() => {}
                     PatternArg::Literal(l) => parts.push(field.eq(self.literal(l))),
                     PatternArg::Param(i) => parts.push(field.eq(param(*i))),
                     PatternArg::Var(i) => match var(&mut e, *i) {
@@ -760,8 +908,16 @@ impl<'a> Universe<'a> {
             CondTerm::Var(i) => (env.get(*i as usize).cloned().flatten()?, Vec::new()),
             CondTerm::Neg(a) => {
                 let (x, mut g) = self.term(a, env)?;
-                let r = x.unary_minus();
-                g.push(in_i64(&r));
+                let r = match x.as_i64() {
+                    // A constant is negated here, as the kernel does (the guard is false on
+                    // overflow).
+                    Some(n) => folded(n.checked_neg(), &mut g),
+                    None => {
+                        let r = x.unary_minus();
+                        g.push(in_i64(&r));
+                        r
+                    }
+                };
                 (r, g)
             }
             CondTerm::Arith(op, a, b) => {
@@ -774,6 +930,11 @@ impl<'a> Universe<'a> {
             CondTerm::Chain(a, rest) => {
                 let (mut x, mut g) = self.term(a, env)?;
                 for (op, b) in rest {
+                    // A chain of 2,000,000 terms is 2,000,000 steps of the encoding.
+                    self.meter(1);
+                    if self.gave_up() {
+                        return None;
+                    }
                     let (y, gy) = self.term(b, env)?;
                     g.extend(gy);
                     x = arith(*op, &x, &y, &mut g);
@@ -784,9 +945,35 @@ impl<'a> Universe<'a> {
     }
 }
 
+/// A constant the encoding computed itself: its value, or 0 under a false guard when the
+/// kernel's checked arithmetic fails (an overflow, a division by zero).
+fn folded(value: Option<i64>, g: &mut Vec<Bool>) -> Int {
+    match value {
+        Some(v) => Int::from_i64(v),
+        None => {
+            g.push(Bool::from_bool(false));
+            Int::from_i64(0)
+        }
+    }
+}
+
 /// `x op y` as the kernel computes it, pushing onto `g` the guards under which it does (a
-/// nonzero divisor, a result in the 64-bit range).
+/// nonzero divisor, a result in the 64-bit range). Two constants are computed here with the
+/// kernel's checked arithmetic (`kernel/src/eval.rs`), so a sum of a million ones is one
+/// number, not a million terms and their guards (issue 32).
 fn arith(op: ArithOp, x: &Int, y: &Int, g: &mut Vec<Bool>) -> Int {
+    if let (Some(a), Some(b)) = (x.as_i64(), y.as_i64()) {
+        return folded(
+            match op {
+                ArithOp::Add => a.checked_add(b),
+                ArithOp::Sub => a.checked_sub(b),
+                ArithOp::Mul => a.checked_mul(b),
+                ArithOp::Div => a.checked_div(b),
+                ArithOp::Rem => a.checked_rem(b),
+            },
+            g,
+        );
+    }
     let zero = Int::from_i64(0);
     let quotient = || {
         x.ge(&zero)
@@ -802,11 +989,36 @@ fn arith(op: ArithOp, x: &Int, y: &Int, g: &mut Vec<Bool>) -> Int {
         }
         ArithOp::Rem => {
             g.push(y.eq(&zero).not());
-            Int::sub(&[x.clone(), Int::mul(&[y.clone(), quotient()])])
+            // The kernel's `checked_rem` fails where the quotient overflows (i64::MIN % -1).
+            let q = quotient();
+            g.push(in_i64(&q));
+            Int::sub(&[x.clone(), Int::mul(&[y.clone(), q])])
         }
     };
     g.push(in_i64(&r));
     r
+}
+
+/// A literal's value as a field holds it: an integer, 0 or 1, a string's code (-1 for a string
+/// that is none of the literals', which cannot happen for the literals of the conditions).
+fn code(strings: &BTreeMap<String, i64>, l: &Literal) -> i64 {
+    match l {
+        Literal::Int(n) => *n,
+        Literal::Bool(b) => i64::from(*b),
+        Literal::Str(s) => strings.get(s).copied().unwrap_or(-1),
+    }
+}
+
+/// The atom a belief test names when its arguments are all literals (a ground test), as the
+/// values of its fields.
+fn ground_atom(strings: &BTreeMap<String, i64>, p: &Pattern) -> Option<Vec<i64>> {
+    p.args
+        .iter()
+        .map(|a| match a {
+            PatternArg::Literal(l) => Some(code(strings, l)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Variable `i` of an environment, which grows to hold it.

@@ -26,7 +26,7 @@
 
 use crate::analysis::Rule;
 use crate::cond::{Dependency, Reading, Universe, World, dependency};
-use crate::{Answer, CUT_SHORT, FAILED, Log, NOT_ASKED, file_safe, guarded};
+use crate::{Answer, CUT_SHORT, FAILED, Log, NOT_ASKED, OVER_MEMORY, file_safe, guarded};
 use hilbert_certificates::ir::{CommitmentStrategy, Cond, Ir};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -169,6 +169,9 @@ pub enum Unknown {
     /// Z3 failed (the reason: [`FAILED`] and what failed), most often for want of memory: it
     /// could not make a term, or answered `sat` with a model that does not satisfy the query.
     Failed(String),
+    /// The process passed its memory bound (`--max-memory`) before the query was answered (the
+    /// reason: [`OVER_MEMORY`] and the resident set).
+    Memory(String),
 }
 
 /// What a query whose bounded `unsat` is not exact got beyond the bounds.
@@ -202,7 +205,9 @@ impl Unknown {
 
     /// The cause of an `unknown` answer, from the reason [`Log`] gives.
     fn of_answer(reason: &str) -> Unknown {
-        if reason == NOT_ASKED || reason == CUT_SHORT {
+        if reason.contains(OVER_MEMORY) {
+            Unknown::Memory(reason.to_string())
+        } else if reason == NOT_ASKED || reason == CUT_SHORT {
             Unknown::Budget(reason.to_string())
         } else if reason.starts_with(FAILED) {
             Unknown::Failed(reason.to_string())
@@ -304,6 +309,16 @@ impl Ctx<'_, '_> {
             .get(i as usize)
             .cloned()
             .unwrap_or_else(|| "its default attention".into())
+    }
+
+    /// Why an encoding in `universe` gave up: the process passed its share of `--max-memory`
+    /// ([`Unknown::Memory`]), or `otherwise`.
+    fn gave_up(&self, universe: &Universe, otherwise: Unknown) -> Unknown {
+        if universe.out_of_memory() {
+            Unknown::Memory(self.log.over_memory(false))
+        } else {
+            otherwise
+        }
     }
 
     /// The worlds of a query of this shape in `universe`.
@@ -427,7 +442,7 @@ impl Ctx<'_, '_> {
                 let mut assertions = constraints.clone();
                 assertions.extend(build(&exact, &worlds));
                 if universe.gave_up() {
-                    Unknown::Encoding
+                    self.gave_up(&universe, Unknown::Encoding)
                 } else {
                     let (answer, model) = self.log.check_model(name, question, &assertions);
                     match answer {
@@ -496,7 +511,7 @@ impl Ctx<'_, '_> {
         let universe = Universe::unbounded(self.ir, self.agent, conds);
         let (_, assertions) = self.encode(&universe, shape, build);
         if universe.gave_up() {
-            return Found::Unknown(why);
+            return Found::Unknown(self.gave_up(&universe, why));
         }
         let q = format!("{question} (over unbounded belief sets)");
         match self
@@ -520,7 +535,7 @@ impl Ctx<'_, '_> {
                 let universe = Universe::new(self.ir, self.agent, &wide);
                 let (worlds, assertions) = self.encode(&universe, shape, build);
                 if universe.gave_up() {
-                    return Found::Unknown(why.beyond(Beyond::Model));
+                    return Found::Unknown(self.gave_up(&universe, why.beyond(Beyond::Model)));
                 }
                 let q = format!("{question} (with {WIDER} times the atoms)");
                 let (answer, model) =
@@ -562,9 +577,7 @@ impl Ctx<'_, '_> {
         let mut bound: Vec<&dyn Ast> = Vec::new();
         for w in worlds {
             for slot in w.slots.values().flatten() {
-                for c in std::iter::once(&slot.present as &dyn Ast)
-                    .chain(slot.fields.iter().map(|f| f as &dyn Ast))
-                {
+                for c in slot.constants() {
                     if seen.insert(format!("{c:?}")) {
                         bound.push(c);
                     }
@@ -625,8 +638,7 @@ impl Ctx<'_, '_> {
             .collect();
         let mut bound: Vec<&dyn Ast> = Vec::new();
         for slot in v.slots.values().flatten() {
-            bound.push(&slot.present);
-            bound.extend(slot.fields.iter().map(|f| f as &dyn Ast));
+            bound.extend(slot.constants());
         }
         bound.push(&v.attention);
         let none = z3::ast::forall_const(
@@ -644,7 +656,7 @@ impl Ctx<'_, '_> {
             });
         }
         if universe.gave_up() {
-            return Found::Unknown(Unknown::Encoding);
+            return Found::Unknown(self.gave_up(&universe, Unknown::Encoding));
         }
         let (answer, model) = self.log.check_model(name, question, &assertions);
         match answer {

@@ -20,6 +20,7 @@
 pub mod analysis;
 pub mod cond;
 pub mod frame;
+pub mod meter;
 pub mod normal;
 pub mod ranking;
 
@@ -48,6 +49,11 @@ pub struct Options {
     /// a query costs more than deciding most of them, and the texts of 10,000 agents' queries
     /// held some 100 MB; a check that writes none keeps none.
     pub keep_text: bool,
+    /// `--max-memory`, in bytes: once the process's resident set passes half of it (the rest
+    /// is the build's, which explores and checks after), the query running is stopped and no
+    /// other is asked; each answers `unknown` ([`OVER_MEMORY`], [`Log::memory_passed`]).
+    /// `None`: no bound (nor off Linux, where the resident set cannot be read).
+    pub max_memory: Option<u64>,
 }
 
 impl Default for Options {
@@ -56,7 +62,15 @@ impl Default for Options {
             timeout_ms: 10_000,
             budget_ms: None,
             keep_text: true,
+            max_memory: None,
         }
+    }
+}
+
+impl Options {
+    /// The resident set past which Z3 is stopped: half of [`Options::max_memory`].
+    pub fn memory_share(&self) -> Option<u64> {
+        self.max_memory.map(|m| m / 2)
     }
 }
 
@@ -69,6 +83,11 @@ pub const CUT_SHORT: &str = "canceled: the Z3 budget (--smt-budget) ran out duri
 /// The reason of an `unknown` answer for a `sat` Z3 gave without a model that satisfies the
 /// query (see [`Log::check`]): Z3 failed, most often for want of memory.
 pub const UNCONFIRMED: &str = "Z3 failed, most often for want of memory: it answered sat with a model that does not satisfy the query";
+
+/// The beginning of the reason of a question not answered because the process passed its
+/// memory bound ([`Options::max_memory`]): the query that was running when it did, and every
+/// later one.
+pub const OVER_MEMORY: &str = "the check passed --max-memory";
 
 /// The beginning of the reason of a question Z3 failed on ([`guarded`]).
 pub const FAILED: &str = "Z3 failed, most often for want of memory";
@@ -139,6 +158,9 @@ pub struct Log {
     answers: HashMap<Vec<Bool>, Cached>,
     /// The time Z3 has spent on this log's queries.
     spent: Duration,
+    /// The process's resident set, in bytes, when a query found it past its share of
+    /// [`Options::max_memory`]: from then on no query is asked ([`Log::memory_passed`]).
+    memory_passed: Option<u64>,
 }
 
 /// What a query got: its answer, its model (when one was asked for) and its text.
@@ -152,12 +174,54 @@ struct Cached {
 impl Log {
     /// A log whose queries run with these options.
     pub fn new(options: Options) -> Log {
+        cond::set_memory_share(options.memory_share());
         Log {
             queries: Vec::new(),
             options,
             names: Default::default(),
             answers: Default::default(),
             spent: Duration::ZERO,
+            memory_passed: None,
+        }
+    }
+
+    /// The process's resident set, in bytes, when it was found past its share of
+    /// [`Options::max_memory`] (by a query, or by an encoding: [`cond::Universe`]), if it was:
+    /// from then on no query is asked, and the check says it passed the bound.
+    pub fn memory_passed(&self) -> Option<u64> {
+        self.memory_passed.or_else(cond::memory_passed)
+    }
+
+    /// Why a query was not answered once the process passed its memory bound (`asked`: it was
+    /// running then).
+    pub fn over_memory(&self, asked: bool) -> String {
+        let limit = self.options.max_memory.unwrap_or(0);
+        let rss = self.memory_passed().unwrap_or(0);
+        format!(
+            "{} {OVER_MEMORY} {} (the process's resident set reached {}, over the {} Z3's queries may use){}",
+            if asked { "stopped:" } else { "not asked:" },
+            meter::human_bytes(limit),
+            meter::human_bytes(rss),
+            meter::human_bytes(limit / 2),
+            if asked { "" } else { " before this query" },
+        )
+    }
+
+    /// Whether the process is past its share of `--max-memory` ([`Options::memory_share`]),
+    /// read now unless it was found past it before; records the reading.
+    fn past_memory(&mut self) -> bool {
+        if self.memory_passed().is_some() {
+            return true;
+        }
+        let Some(share) = self.options.memory_share() else {
+            return false;
+        };
+        match meter::resident() {
+            Some(rss) if rss > share => {
+                self.memory_passed = Some(rss);
+                true
+            }
+            _ => false,
         }
     }
 
@@ -214,42 +278,62 @@ impl Log {
         let (answer, model, smt2, over_budget) = match hit {
             Some(c) => (c.answer.clone(), c.model.clone(), c.smt2.clone(), false),
             None => {
-                let solver = SOLVER.with(|s| s.borrow_mut().take()).unwrap_or_default();
-                solver.push();
-                for a in assertions {
-                    solver.assert(a);
-                }
-                let smt2 = if self.options.keep_text {
-                    solver.to_smt2()
-                } else {
-                    String::new()
-                };
-                if remaining.is_some_and(|r| r.is_zero()) {
-                    // The question is still written down (its text, for --emit-smt), not asked.
-                    solver.pop(1);
-                    SOLVER.with(|s| *s.borrow_mut() = Some(solver));
-                    (Answer::Unknown(NOT_ASKED.into()), None, smt2, true)
-                } else {
-                    let limit = Duration::from_millis(u64::from(self.options.timeout_ms.max(1)));
-                    let cut = remaining.filter(|r| *r < limit);
-                    let begun = std::time::Instant::now();
-                    let (mut answer, model) =
-                        self.solve(solver, assertions, want_model, cut.unwrap_or(limit));
-                    self.spent += begun.elapsed();
-                    let over = cut.is_some()
-                        && matches!(answer, Answer::Unknown(_))
-                        && self.remaining().is_some_and(|r| r.is_zero());
-                    if over {
-                        answer = Answer::Unknown(CUT_SHORT.into());
-                    } else {
-                        let cached = Cached {
-                            answer: answer.clone(),
-                            model: model.clone(),
-                            smt2: smt2.clone(),
-                        };
-                        self.answers.insert(key, cached);
+                let past_memory = self.past_memory();
+                let spent = remaining.is_some_and(|r| r.is_zero());
+                // A question not asked is given to a solver only for its text (--emit-smt):
+                // Z3 takes memory in proportion to what it is given (asserting a sum of 50,000
+                // ones took 200 MB), and past the memory bound it gets nothing more.
+                let solver = (!past_memory && (!spent || self.options.keep_text)).then(|| {
+                    let solver = SOLVER.with(|s| s.borrow_mut().take()).unwrap_or_default();
+                    solver.push();
+                    for a in assertions {
+                        solver.assert(a);
                     }
-                    (answer, model, smt2, over)
+                    solver
+                });
+                let smt2 = match &solver {
+                    Some(solver) if self.options.keep_text => solver.to_smt2(),
+                    _ => String::new(),
+                };
+                match solver {
+                    None if past_memory => {
+                        (Answer::Unknown(self.over_memory(false)), None, smt2, false)
+                    }
+                    None => (Answer::Unknown(NOT_ASKED.into()), None, smt2, true),
+                    Some(solver) if spent => {
+                        // The question is still written down (its text, for --emit-smt), not asked.
+                        solver.pop(1);
+                        SOLVER.with(|s| *s.borrow_mut() = Some(solver));
+                        (Answer::Unknown(NOT_ASKED.into()), None, smt2, true)
+                    }
+                    Some(solver) => {
+                        let limit =
+                            Duration::from_millis(u64::from(self.options.timeout_ms.max(1)));
+                        let cut = remaining.filter(|r| *r < limit);
+                        let begun = std::time::Instant::now();
+                        let (mut answer, model, rss) =
+                            self.solve(solver, assertions, want_model, cut.unwrap_or(limit));
+                        self.spent += begun.elapsed();
+                        if let Some(rss) = rss {
+                            self.memory_passed = Some(rss);
+                        }
+                        let over = cut.is_some()
+                            && matches!(answer, Answer::Unknown(_))
+                            && self.remaining().is_some_and(|r| r.is_zero());
+                        if rss.is_some() {
+                            answer = Answer::Unknown(self.over_memory(true));
+                        } else if over {
+                            answer = Answer::Unknown(CUT_SHORT.into());
+                        } else {
+                            let cached = Cached {
+                                answer: answer.clone(),
+                                model: model.clone(),
+                                smt2: smt2.clone(),
+                            };
+                            self.answers.insert(key, cached);
+                        }
+                        (answer, model, smt2, over)
+                    }
                 }
             }
         };
@@ -271,7 +355,9 @@ impl Log {
     }
 
     /// Checks the assertions in `solver`'s top scope, under the watchdog, and hands the solver
-    /// back for the next query unless the answer was `unknown`.
+    /// back for the next query unless the answer was `unknown`. The watchdog also reads the
+    /// process's resident set every 20 ms under a memory bound ([`Options::max_memory`]) and
+    /// stops Z3 past its share: the resident set it read is then returned too.
     ///
     /// A `sat` is believed only with a model under which every one of `assertions` evaluates
     /// to `true`: a Z3 that ran out of memory has answered `sat` with a model of nothing (issue
@@ -283,7 +369,7 @@ impl Log {
         assertions: &[Bool],
         want_model: bool,
         limit: Duration,
-    ) -> (Answer, Option<Rc<Model>>) {
+    ) -> (Answer, Option<Rc<Model>>, Option<u64>) {
         // Z3 4.8.12's own `timeout` parameter can deadlock in its timer when it fires during
         // nonlinear arithmetic (seen on Fermat's x³ + y³ = z³); the timeout is enforced by the
         // watchdog below instead. It interrupts the context when the time is up: the check then
@@ -291,16 +377,36 @@ impl Log {
         let ctx = Context::thread_local();
         let handle = ctx.handle();
         let timeout = limit + Duration::from_millis(50);
-        let result = std::thread::scope(|s| {
+        let share = self.options.memory_share();
+        let (result, passed) = std::thread::scope(|s| {
             let (done, wait) = mpsc::channel::<()>();
-            s.spawn(move || {
-                if wait.recv_timeout(timeout).is_err() {
-                    handle.interrupt();
+            let watchdog = s.spawn(move || {
+                let begun = std::time::Instant::now();
+                loop {
+                    let left = timeout.saturating_sub(begun.elapsed());
+                    let tick = match share {
+                        Some(_) => left.min(Duration::from_millis(20)),
+                        None => left,
+                    };
+                    match wait.recv_timeout(tick) {
+                        Err(mpsc::RecvTimeoutError::Timeout) => {}
+                        _ => return None,
+                    }
+                    if begun.elapsed() >= timeout {
+                        handle.interrupt();
+                        return None;
+                    }
+                    if let Some(rss) =
+                        share.and_then(|share| meter::resident().filter(|&rss| rss > share))
+                    {
+                        handle.interrupt();
+                        return Some(rss);
+                    }
                 }
             });
             let r = solver.check();
             let _ = done.send(());
-            r
+            (r, watchdog.join().ok().flatten())
         });
         let found = match result {
             SatResult::Sat => match solver.get_model().filter(|m| satisfies(m, assertions)) {
@@ -321,7 +427,13 @@ impl Log {
             solver.pop(1);
             SOLVER.with(|s| *s.borrow_mut() = Some(solver));
         }
-        found
+        // Past the bound the answer is kept only if Z3 came to one before it was stopped.
+        match (passed, found) {
+            (Some(rss), (Answer::Unknown(_), _)) => {
+                (Answer::Unknown(String::new()), None, Some(rss))
+            }
+            (_, (answer, model)) => (answer, model, None),
+        }
     }
 
     /// Writes every query to `dir` as `<name>.smt2`.

@@ -167,3 +167,37 @@ pub fn children_peak_bytes() -> u64 {
     // Linux reports ru_maxrss in KiB.
     usage.max_rss() as u64 * 1024
 }
+
+/// An agent whose one plan runs `width` `believe`s in parallel: 2^width states, each a wide term.
+pub fn wide_project(width: usize) -> TempDir {
+    let agent = "agent A() : Agency
+{
+  belief s(i: Int)
+  desire D reachable by [W]
+  commit single_minded
+  attention Main initially
+  intend W for D when ¬B(self) s(0)
+  achieved D when B(self) s(0)
+  plan W ↦ P.Wide
+}
+";
+    let body: Vec<String> = (0..width).map(|i| format!("believe s({i})")).collect();
+    let plan = format!("plan Wide() : A ≔ {}\n", body.join(" ‖ "));
+    TempDir::with_files(&[("A.ha", agent.as_bytes()), ("P.hk", plan.as_bytes())])
+}
+
+/// An agent whose one rule is `achieved D when GOAL`, over a belief `n(k: Int)`.
+pub fn goal_project(goal: &str) -> TempDir {
+    let agent = format!(
+        "agent A() : Agency
+{{
+  belief n(k: Int)
+  desire D reachable by []
+  commit single_minded
+  attention Main initially
+  achieved D when {goal}
+}}
+"
+    );
+    TempDir::with_files(&[("A.ha", agent.as_bytes())])
+}

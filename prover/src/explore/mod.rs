@@ -130,6 +130,9 @@ pub struct Graph {
     pub truncated: bool,
     /// When it was the memory bound that stopped it: the process's resident set then, in bytes.
     pub memory_stop: Option<u64>,
+    /// When the memory bound stopped it because the steps of one state alone would have passed
+    /// the share of it a state may make: the words of terms they had made then.
+    pub wide_state: Option<u64>,
     /// Whether an integer passed its bound somewhere.
     pub overflow: bool,
 }

@@ -112,6 +112,11 @@ struct Global<'n> {
     /// Transitions of vector states numbered so far: put together from memoised parts, and
     /// computed by the general path.
     paths: (u64, u64),
+    /// The words one state's steps may make ([`Global::expand`]).
+    state_cap: usize,
+    /// The memory bound, read between batches and every 1,024 new states (a batch whose
+    /// states must first compute memoised parts numbers them one at a time, all of them).
+    memory: MemoryWatch,
 }
 
 /// What one state's expansion found, per step.
@@ -149,6 +154,9 @@ struct ChunkOut {
     /// Steps computed by the general path for vector states (not memoised: their root terms
     /// are not interned).
     lsteps: Vec<LStep>,
+    /// When the steps of the state after the last expansion alone passed the words a state may
+    /// make ([`Global::expand`]'s `state_cap`): the words they had made then.
+    too_wide: Option<usize>,
 }
 
 /// The result of a fast exploration: the graph, and what is needed to rebuild the reference
@@ -548,6 +556,8 @@ pub fn explore(
         graph: Graph::default(),
         halt,
         paths: (0, 0),
+        state_cap: usize::MAX,
+        memory: MemoryWatch::new(limits),
     };
     let mut imported = Vec::new();
     for s in starts {
@@ -607,9 +617,9 @@ pub fn explore(
     };
     let mut level = 0usize;
     let mut stopped = false;
-    // The memory bound, read from the operating system at most every 20 ms (a read of /proc
-    // costs tens of microseconds; a plan of many short levels would otherwise pay it per level).
-    let mut memory = MemoryWatch::new(limits);
+    // The memory bound (`g.memory`) is read from the operating system at most every 20 ms (a
+    // read of /proc costs tens of microseconds; a plan of many short levels would otherwise pay
+    // it per level).
     while level < g.visited.len() && !stopped {
         let end = g.visited.len();
         // A batch of chunks at a time, so that what the expansions make (their terms and
@@ -624,6 +634,18 @@ pub fn explore(
         // costs some 8 to 16 bytes with its node and index), so one batch cannot overshoot it.
         let words = OVERLAY_WORDS.min((limits.explore_memory() / 64).max(1 << 16) as usize);
         let cap = words / jobs;
+        // One state's steps alone may make at most a 32nd of the exploration's share of the
+        // bound in words (some 16 bytes each, on each thread): past it the exploration stops,
+        // as past the bound (issue 32: the 20,000 successors of 20,000 parallel steps held 5.3
+        // GB under --max-memory 256M before the resident set was read). No bound, no cap.
+        let state_cap = if limits.max_memory == u64::MAX {
+            usize::MAX
+        } else {
+            usize::try_from(limits.explore_memory() / 32 / jobs as u64)
+                .unwrap_or(usize::MAX)
+                .max(1 << 16)
+        };
+        g.state_cap = state_cap;
         let mut at = 0;
         while at < ids.len() && !stopped {
             let rest = &ids[at..];
@@ -631,22 +653,35 @@ pub fn explore(
             let outs: Vec<ChunkOut> = match pool_for(batch.len()) {
                 Some(pool) => {
                     let gr = &g;
-                    pool.install(|| batch.par_iter().map(|c| gr.expand(c, cap)).collect())
+                    pool.install(|| {
+                        batch
+                            .par_iter()
+                            .map(|c| gr.expand(c, cap, state_cap))
+                            .collect()
+                    })
                 }
-                _ => batch.iter().map(|c| g.expand(c, cap)).collect(),
+                _ => batch.iter().map(|c| g.expand(c, cap, state_cap)).collect(),
             };
             for (chunk, out) in batch.iter().zip(outs) {
                 let done = out.expansions.len();
+                let too_wide = out.too_wide;
                 if !g.number(&chunk[..done], out, limits) {
                     stopped = true;
                     break;
                 }
                 at += done;
+                if let Some(words) = too_wide {
+                    g.graph.truncated = true;
+                    g.graph.memory_stop = Some(crate::memory::resident().unwrap_or(0));
+                    g.graph.wide_state = Some(words as u64);
+                    stopped = true;
+                    break;
+                }
                 if done < chunk.len() {
                     break;
                 }
             }
-            if !stopped && let Some(rss) = memory.passed() {
+            if !stopped && let Some(rss) = g.memory.passed() {
                 g.graph.truncated = true;
                 g.graph.memory_stop = Some(rss);
                 stopped = true;
@@ -729,6 +764,13 @@ impl Global<'_> {
         }
         if self.visited.len() >= limits.max_states {
             self.graph.truncated = true;
+            return None;
+        }
+        if self.visited.len() % 1024 == 0
+            && let Some(rss) = self.memory.passed()
+        {
+            self.graph.truncated = true;
+            self.graph.memory_stop = Some(rss);
             return None;
         }
         let (done, fault) = if key[0] != 0 {
@@ -889,7 +931,9 @@ impl Global<'_> {
     }
 
     /// Expands the states `ids` against the frozen tables (run in parallel).
-    fn expand(&self, ids: &[u32], cap: usize) -> ChunkOut {
+    /// A chunk stops before a state once its overlay holds `cap` words, and at a state whose
+    /// steps alone make more than `state_cap` ([`ChunkOut::too_wide`]).
+    fn expand(&self, ids: &[u32], cap: usize, state_cap: usize) -> ChunkOut {
         let mut ar = Overlay {
             global: &self.arena,
             local: Arena::default(),
@@ -901,13 +945,16 @@ impl Global<'_> {
             found: Vec::with_capacity(ids.len() * 8),
             keys: Vec::new(),
             lsteps: Vec::new(),
+            too_wide: None,
         };
         let mut seen: FxMap<Tid, usize> = FxMap::default();
         let mut sc = Scratch::default();
         let mut buf = Vec::with_capacity(self.layout.width);
         let w = self.layout.width;
         for &id in ids {
-            if ar.local.words > cap && !out.expansions.is_empty() {
+            // The next vectors' slots count as words too (a wide `‖` makes a slot per child
+            // for each of its children's steps).
+            if ar.local.words + out.keys.len() > cap && !out.expansions.is_empty() {
                 break;
             }
             let key = self.visited.key(id);
@@ -919,10 +966,17 @@ impl Global<'_> {
                     continue;
                 }
                 let (keys, lsteps) = (out.keys.len(), out.lsteps.len());
-                match self.vsteps(&mut ar, key, &mut out, &mut sc) {
+                match self.vsteps(&mut ar, key, &mut out, &mut sc, state_cap) {
                     Ok(()) => out
                         .expansions
                         .push(Expansion::Known(at, out.found.len() as u32)),
+                    Err(Need::Wide(words)) => {
+                        out.found.truncate(at as usize);
+                        out.keys.truncate(keys);
+                        out.lsteps.truncate(lsteps);
+                        out.too_wide = Some(words);
+                        break;
+                    }
                     Err(need) => {
                         out.found.truncate(at as usize);
                         out.keys.truncate(keys);
@@ -962,11 +1016,20 @@ impl Global<'_> {
                 out.expansions
                     .push(Expansion::Known(at, out.found.len() as u32));
             } else {
-                let k = *seen.entry(term).or_insert_with(|| {
-                    let steps = self.code.steps(&mut ar, term);
-                    out.computed.push((term, steps));
-                    out.computed.len() - 1
-                });
+                let k = match seen.get(&term) {
+                    Some(&k) => k,
+                    None => match self.code.steps(&mut ar, term, state_cap) {
+                        Some(steps) => {
+                            out.computed.push((term, steps));
+                            seen.insert(term, out.computed.len() - 1);
+                            out.computed.len() - 1
+                        }
+                        None => {
+                            out.too_wide = Some(ar.local.words);
+                            break;
+                        }
+                    },
+                };
                 out.expansions.push(Expansion::New(k as u32));
             }
         }
@@ -1026,7 +1089,13 @@ impl Global<'_> {
                     // Compute the missing parts here, then expand the state again.
                     loop {
                         self.supply(need);
-                        let again = self.expand(&[from], usize::MAX);
+                        let again = self.expand(&[from], usize::MAX, self.state_cap);
+                        if let Some(words) = again.too_wide {
+                            self.graph.truncated = true;
+                            self.graph.memory_stop = Some(crate::memory::resident().unwrap_or(0));
+                            self.graph.wide_state = Some(words as u64);
+                            return false;
+                        }
                         match again.expansions[0] {
                             Expansion::Miss(n) => need = n,
                             _ => {

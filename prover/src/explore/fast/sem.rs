@@ -341,7 +341,11 @@ impl<'n> Code<'n> {
     // ------------------------------------------------------------ steps
 
     /// Every step of `term`, in the reference's order.
-    pub fn steps(&self, ar: &mut Overlay, term: Tid) -> Vec<LStep> {
+    ///
+    /// Given up (`None`) once the overlay holds more than `cap` words: the
+    /// successors of one state of a wide term (20,000 parallel steps are 20,000 successors of
+    /// 20,000 children each) would otherwise pass a memory bound before it is read (issue 32).
+    pub fn steps(&self, ar: &mut Overlay, term: Tid, cap: usize) -> Option<Vec<LStep>> {
         let mut offers = Vec::new();
         self.collect_offers(ar, term, &mut Vec::new(), &mut offers);
         let mut steps = Vec::new();
@@ -349,6 +353,9 @@ impl<'n> Code<'n> {
             if let OfferKind::Tau = o.kind {
                 let event = EventV::Tau { inst: o.inst };
                 steps.push(self.fire(ar, term, event, &[(&o.path, Action::Tau)]));
+                if ar.local.words > cap {
+                    return None;
+                }
             }
         }
         for s in &offers {
@@ -370,9 +377,12 @@ impl<'n> Code<'n> {
                 };
                 let actions = [(&s.path, Action::Pop), (&r.path, Action::Receive(value))];
                 steps.push(self.fire(ar, term, event, &actions));
+                if ar.local.words > cap {
+                    return None;
+                }
             }
         }
-        steps
+        Some(steps)
     }
 
     pub(crate) fn fire(

@@ -109,6 +109,9 @@ pub(super) enum Need {
         offers: (u32, u32),
         sender_first: bool,
     },
+    /// The state's steps alone made more words than one state may (`state_cap` of
+    /// [`Global::expand`]): this many, counting its next vectors' slots as words.
+    Wide(usize),
 }
 
 /// A child's offer, with its path from the child.
@@ -361,16 +364,19 @@ impl Global<'_> {
         key: &[u32],
         out: &mut ChunkOut,
         sc: &mut Scratch,
+        cap: usize,
     ) -> Result<(), Need> {
         let arity = self.layout.arity;
+        let keys_at = out.keys.len();
+        // What this state's steps have made: the overlay's words and its next vectors' slots.
+        let made = |ar: &Overlay, out: &ChunkOut| ar.local.words + (out.keys.len() - keys_at);
         let cs = &key[1..=arity];
         sc.root = None;
         let mut base: u64 = 0;
         for &c in cs {
             let m = self.arena.meta(c);
             if !m.stable[1] || CHILD_DEPTH + m.height >= MAX_NESTING {
-                self.vfallback_state(ar, key, out, sc);
-                return Ok(());
+                return self.vfallback_state(ar, key, out, sc, cap);
             }
             base += m.cost[1] as u64;
         }
@@ -398,6 +404,9 @@ impl Global<'_> {
                     out,
                     sc,
                 );
+                if made(ar, out) > cap {
+                    return Err(Need::Wide(made(ar, out)));
+                }
             }
         }
         for &(si, sk, so) in &all {
@@ -429,6 +438,9 @@ impl Global<'_> {
                     let f = self.fire_id(child, PAIR, sk, rk, value)?;
                     let act = self.fires[f as usize].act;
                     self.vstep(ar, key, base, &[(si, f)], act, desc, out, sc);
+                    if made(ar, out) > cap {
+                        return Err(Need::Wide(made(ar, out)));
+                    }
                 } else {
                     let fs = self.fire_id(cs[si as usize], SEND, sk, 0, V::Int(0))?;
                     let fr = self.fire_id(cs[ri as usize], RECV, rk, 0, value)?;
@@ -444,6 +456,9 @@ impl Global<'_> {
                         }
                     };
                     self.vstep(ar, key, base, &[(si, fs), (ri, fr)], act, desc, out, sc);
+                    if made(ar, out) > cap {
+                        return Err(Need::Wide(made(ar, out)));
+                    }
                 }
             }
         }
@@ -556,11 +571,24 @@ impl Global<'_> {
     }
 
     /// Every step of a vector state by the general path.
-    fn vfallback_state(&self, ar: &mut Overlay, key: &[u32], out: &mut ChunkOut, sc: &mut Scratch) {
+    /// Given up past `cap` words, as [`super::sem::Code::steps`] is.
+    fn vfallback_state(
+        &self,
+        ar: &mut Overlay,
+        key: &[u32],
+        out: &mut ChunkOut,
+        sc: &mut Scratch,
+        cap: usize,
+    ) -> Result<(), Need> {
         let root = self.root(ar, key, sc);
-        for st in self.code.steps(ar, root) {
+        let steps = self
+            .code
+            .steps(ar, root, cap)
+            .ok_or(Need::Wide(ar.local.words))?;
+        for st in steps {
             push_general(out, st);
         }
+        Ok(())
     }
 
     /// One step of a vector state by the general path.
@@ -612,6 +640,7 @@ impl Global<'_> {
     /// Computes a missing part (sequentially, into the global tables).
     pub(super) fn supply(&mut self, need: Need) {
         match need {
+            Need::Wide(_) => unreachable!("a state too wide is a stop, not a missing part"),
             Need::Offers(c) => {
                 let offers = {
                     let ar = Overlay {

@@ -1,0 +1,124 @@
+//! Long conditions under bounds (issue 32, item 8): a rule of thousands of disjuncts, or one
+//! comparing with a sum of two million ones, is checked in memory linear in the rule and within
+//! a time bound; past `--max-memory` the check stops Z3 and says it passed the bound (exit 2),
+//! and nothing running out is ever a finding.
+//!
+//! Its own test binary with one test: `getrusage(RUSAGE_CHILDREN)` is the largest peak of any
+//! child this process waited for, so the cases run one after another, from the smallest
+//! expected peak to the largest, each asserting the peak so far.
+
+mod common;
+
+use common::{TempDir, children_peak_bytes, goal_project, run_within};
+use std::time::{Duration, Instant};
+
+const MIB: u64 = 1 << 20;
+
+/// `B(self) n(0) ∨ … ∨ B(self) n(n - 1)`.
+fn long_or(n: usize) -> TempDir {
+    let ors: Vec<String> = (0..n).map(|i| format!("B(self) n({i})")).collect();
+    goal_project(&ors.join(" ∨ "))
+}
+
+/// No run may report a realism violation, panic, or die of a signal.
+fn no_finding(what: &str, run: &common::Bounded) {
+    let all = format!("{}{}", run.stdout, run.stderr);
+    assert!(
+        !all.contains("HA0058") && !all.contains("panicked") && run.code.is_some(),
+        "{what}: {:?} {}",
+        run.code,
+        &all[..all.len().min(3000)]
+    );
+}
+
+#[test]
+fn long_conditions_are_checked_in_bounded_memory_and_time() {
+    // 1. A disjunction of 5,000 belief tests of ground atoms (99 KB). Was: each test read a
+    // slot per test of its predicate (25,000,000 slots), so the encoding gave up (HA0059 "too
+    // many branches to encode", 310 MB); 1,000 disjuncts took 4.1 GB before a budget of slots
+    // read was put on it. A ground test now reads its own atom's slot, and the frame
+    // conditions are proved.
+    let p = long_or(5000);
+    let begun = Instant::now();
+    let run = run_within(&["check", &p.path()], Duration::from_secs(120));
+    no_finding("5,000 disjuncts", &run);
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("no errors") && !run.stdout.contains("HA0059"),
+        "{}",
+        run.stdout
+    );
+    let peak = children_peak_bytes();
+    assert!(peak < 256 * MIB, "5,000 disjuncts: peak {peak} bytes");
+    eprintln!(
+        "5,000 disjuncts: {:.1} s, peak {} MiB",
+        begun.elapsed().as_secs_f64(),
+        peak / MIB
+    );
+
+    // 2. The same under `build --max-memory 512M`, which covers the check (was: 1,000
+    // disjuncts peaked at 1.93 GB there).
+    let out = p.join("out");
+    let run = run_within(
+        &["build", &p.path(), "--max-memory", "512M", "--out", &out],
+        Duration::from_secs(120),
+    );
+    no_finding("5,000 disjuncts, build", &run);
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    let peak = children_peak_bytes();
+    assert!(peak < 512 * MIB, "build: peak {peak} bytes");
+
+    // 3. `check --max-memory 256M` on a rule Z3 must hold in full, `k = j + 1 + … + 1` with
+    // 50,000 ones: Z3 may use half of the bound; past it the query running is stopped and no
+    // other is asked. Each frame condition is left unproved, named as stopped for the bound; the
+    // check says it passed the bound, exit 2 (a resource, not a finding). Was: `check` had no
+    // memory bound (`--max-memory` unknown). The bound is read every 20 ms, and Z3 can pass it
+    // in between (the release build peaked at 284 MiB on 20,000 ones under 256M), so the peak
+    // is held to 1 GiB here, not to the bound (notes-issue32.md).
+    let ones = vec!["1"; 50_000].join(" + ");
+    let p = goal_project(&format!("B(self) n(k) ∧ B(self) n(j) ∧ k = j + {ones}"));
+    let run = run_within(
+        &["check", &p.path(), "--max-memory", "256M"],
+        Duration::from_secs(120),
+    );
+    no_finding("50,000 ones onto a field, --max-memory 256M", &run);
+    assert_eq!(run.code, Some(2), "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("the check passed --max-memory 256 MiB"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stdout.contains("HA0059")
+            && run.stdout.contains("the check passed --max-memory 256 MiB"),
+        "{}",
+        &run.stdout[..run.stdout.len().min(3000)]
+    );
+    assert!(!run.stdout.contains("error["), "{}", run.stdout);
+    let peak = children_peak_bytes();
+    assert!(peak < 1024 * MIB, "--max-memory 256M: peak {peak} bytes");
+
+    // 4. A sum of two million ones (8 MB), as in the issue: `k = 1 + 1 + … + 1` gave HA0058
+    // "realism violated" with `w = {}` in three runs (Z3 out of memory answered `sat` with a
+    // model of nothing).
+    let ones = vec!["1"; 2_000_000].join(" + ");
+    let p = goal_project(&format!("B(self) n(k) ∧ k = {ones}"));
+    drop(ones);
+    // The kernel's arithmetic on constants is done before Z3 sees it, so the rule is
+    // `k = 2000000`, and it checks clean.
+    let begun = Instant::now();
+    let run = run_within(
+        &["check", &p.path(), "--max-memory", "8G"],
+        Duration::from_secs(300),
+    );
+    no_finding("2,000,000 ones", &run);
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("no errors"), "{}", run.stdout);
+    let peak = children_peak_bytes();
+    assert!(peak < 2048 * MIB, "2,000,000 ones: peak {peak} bytes");
+    eprintln!(
+        "2,000,000 ones: {:.1} s, peak {} MiB",
+        begun.elapsed().as_secs_f64(),
+        peak / MIB
+    );
+}
