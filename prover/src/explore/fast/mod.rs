@@ -766,7 +766,7 @@ impl Global<'_> {
             self.graph.truncated = true;
             return None;
         }
-        if self.visited.len() % 1024 == 0
+        if self.visited.len().is_multiple_of(1024)
             && let Some(rss) = self.memory.passed()
         {
             self.graph.truncated = true;
