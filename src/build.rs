@@ -24,6 +24,11 @@ pub struct Args {
     /// How to write the report.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
+    /// Also write a report in FORMAT to FILE (`json`, `sarif`, `junit` or `human`), beside the
+    /// one on standard output: `--report sarif=hilbert.sarif --report junit=hilbert-junit.xml`.
+    /// Repeatable; each file is written whole, and a refused build still writes its reports.
+    #[arg(long = "report", value_name = "FORMAT=FILE", value_parser = crate::output::report_arg::<Format>)]
+    reports: Vec<crate::output::ReportTo<Format>>,
     /// Treat warnings as errors.
     #[arg(long)]
     deny_warnings: bool,
@@ -162,46 +167,134 @@ fn proof_path(out: &str, network: &str) -> String {
     format!("{}/{network}.proof.json", out.trim_end_matches('/'))
 }
 
-/// Keeps what a later build needs to reuse the proof of `c` when the kernel admitted its
-/// certificate, and removes it otherwise (a stale one would name a certificate that is not
-/// admitted).
+/// Keeps what a later build needs to reuse what this one found for `c`: when the kernel
+/// admitted its certificate and every theorem was proved, the key and the certificate's digest;
+/// when not, and the prover says a later build can check each result without exploring
+/// (`NetworkCertificate::replayable`: refutations whose counterexample it replays, reasons to be
+/// unproved that the sources give), also each theorem's result. Anything else is removed (a
+/// stale one would name a certificate of other results).
 fn keep_proof(
     out: &str,
     c: &obligations::NetworkCertificate,
     written: &[u8],
     theorems: &[Theorem],
     mine: &[usize],
-    admitted: bool,
+    report: &hilbert_kernel::check::Report,
 ) -> Result<(), String> {
     let path = proof_path(out, &c.name);
+    if c.reused.is_some() {
+        // Checked again as it stands: it stays.
+        return Ok(());
+    }
+    let admitted = report.admitted.is_some();
     let all_proved = mine
         .iter()
         .all(|&i| matches!(theorems[i].status, Status::Proved));
-    if c.reused.is_some() && admitted {
-        return Ok(());
-    }
-    if !(admitted && all_proved) {
+    // A theorem proved must be one the kernel proved, or the next build would find the kept
+    // results at odds with the kernel's word and explore again anyway.
+    let agrees = report.obligations.len() == mine.len() + 1
+        && mine.iter().zip(&report.obligations).all(|(&i, (_, v))| {
+            matches!(theorems[i].status, Status::Proved) == matches!(v, Verdict::Proved)
+        });
+    let keep = if admitted && all_proved {
+        Some(None)
+    } else if c.replayable && report.invalid.is_none() && report.scene.is_some() && agrees {
+        Some(Some(
+            mine.iter()
+                .map(|&i| kept_result(&theorems[i].status))
+                .collect::<Vec<_>>(),
+        ))
+    } else {
+        None
+    };
+    let Some(results) = keep else {
         return match std::fs::remove_file(&path) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
             Err(e) => Err(format!("cannot remove the stale `{path}`: {e}")),
         };
-    }
-    // Only the key and the digest of the certificate it names: the theorems, statements,
-    // counts and verdicts of a reused network come from the sources and the kernel's check of
-    // the kept certificate, never from this file.
-    let kept = serde_json::json!({
+    };
+    // The key, the digest of the certificate it names and, for a network not proved, each
+    // theorem's result: the statements, counts and verdicts of a reused network come from the
+    // sources and the kernel's check of the kept certificate, and a kept result is reported
+    // only once the kernel's word agrees with it and its counterexample replays.
+    let mut kept = serde_json::json!({
         "key": cert::hex(&c.key),
         "certificate": cert::hex(&cert::sha256(written)),
     });
+    if let Some(results) = results {
+        kept["results"] = serde_json::Value::Array(results);
+    }
     write_atomically(&path, kept.to_string().as_bytes()).map(|_| ())
 }
 
-/// The certificate an earlier build kept for `network` under `key`, when `out` keeps one: the
-/// frontend reuses it only if the kernel admits it again against this build's sources
-/// (`obligations::prove_reusing`). Anything missing, unreadable or under another key is no
-/// proof, and the network is explored.
-fn reused(out: &str, network: &str, key: &[u8; 32], stale: &Stale) -> Option<Vec<u8>> {
+/// A theorem's result as a kept proof file holds it.
+fn kept_result(status: &Status) -> serde_json::Value {
+    match status {
+        Status::Proved => serde_json::json!({"status": "proved"}),
+        Status::Unproved(reason) => serde_json::json!({"status": "unproved", "reason": reason}),
+        Status::Refuted(c) => serde_json::json!({
+            "status": "refuted",
+            "counterexample": {
+                "steps": c.steps.iter().map(|s| serde_json::json!({
+                    "process": s.process,
+                    "event": s.event,
+                    "beliefs_added": s.beliefs_added,
+                    "beliefs_removed": s.beliefs_removed,
+                })).collect::<Vec<_>>(),
+                "cycle_from": c.cycle_from,
+                "conclusion": c.conclusion,
+            },
+        }),
+    }
+}
+
+/// A kept result read back; `None` when it is not one [`kept_result`] writes.
+fn read_result(value: &serde_json::Value) -> Option<Status> {
+    let text = |v: &serde_json::Value| v.as_str().map(str::to_string);
+    let texts =
+        |v: &serde_json::Value| -> Option<Vec<String>> { v.as_array()?.iter().map(text).collect() };
+    match value["status"].as_str()? {
+        "proved" => Some(Status::Proved),
+        "unproved" => Some(Status::Unproved(text(&value["reason"])?)),
+        "refuted" => {
+            let c = &value["counterexample"];
+            let steps = c["steps"]
+                .as_array()?
+                .iter()
+                .map(|s| {
+                    Some(obligations::CexStep {
+                        process: text(&s["process"])?,
+                        event: text(&s["event"])?,
+                        beliefs_added: texts(&s["beliefs_added"])?,
+                        beliefs_removed: texts(&s["beliefs_removed"])?,
+                    })
+                })
+                .collect::<Option<Vec<_>>>()?;
+            let cycle_from = match &c["cycle_from"] {
+                serde_json::Value::Null => None,
+                v => Some(usize::try_from(v.as_u64()?).ok()?),
+            };
+            Some(Status::Refuted(Counterexample {
+                steps,
+                cycle_from,
+                conclusion: text(&c["conclusion"])?,
+            }))
+        }
+        _ => None,
+    }
+}
+
+/// What an earlier build kept for `network` under `key`, when `out` keeps it: the frontend
+/// reuses it only if the kernel's check of the certificate against this build's sources agrees
+/// with it (`obligations::prove_reusing`). Anything missing, unreadable or under another key is
+/// nothing, and the network is explored.
+fn reused(
+    out: &str,
+    network: &str,
+    key: &[u8; 32],
+    stale: &Stale,
+) -> Option<obligations::KeptProof> {
     use hilbert_frontend::input;
     let path = proof_path(out, network);
     let say = |why: String| {
@@ -239,7 +332,20 @@ fn reused(out: &str, network: &str, key: &[u8; 32], stale: &Stale) -> Option<Vec
             "`{cert_path}` is not the certificate its proof file names (damaged, or written by another build)"
         ));
     }
-    Some(bytes)
+    let results = match &kept["results"] {
+        serde_json::Value::Null => None,
+        v => match v
+            .as_array()
+            .and_then(|r| r.iter().map(read_result).collect())
+        {
+            Some(results) => Some(results),
+            None => return say(format!("`{path}` is damaged (its results are not read)")),
+        },
+    };
+    Some(obligations::KeptProof {
+        certificate: bytes,
+        results,
+    })
 }
 
 /// The networks whose kept proof a build found stale, and why: said on standard error, and
@@ -370,11 +476,14 @@ fn kernel(proofs: &Proofs, out: &str, ir: Option<&Ir>) -> Result<KernelWords, St
             ir: &slice,
         };
         if let Some(why) = &c.withheld {
-            // Not a certificate of an earlier build either: it would not be of these sources.
-            match std::fs::remove_file(&path) {
-                Ok(()) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(format!("cannot remove the stale `{path}`: {e}")),
+            // Not a certificate of an earlier build either, nor what it kept: they would not
+            // be of these sources.
+            for path in [&path, &proof_path(out, &c.name)] {
+                match std::fs::remove_file(path) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(format!("cannot remove the stale `{path}`: {e}")),
+                }
             }
             let word = KernelWord {
                 admitted: false,
@@ -405,14 +514,7 @@ fn kernel(proofs: &Proofs, out: &str, ir: Option<&Ir>) -> Result<KernelWords, St
                 (report, clock.elapsed().as_secs_f64(), phase.end(), written)
             }
         };
-        keep_proof(
-            out,
-            c,
-            &written,
-            &proofs.theorems,
-            &mine,
-            report.admitted.is_some(),
-        )?;
+        keep_proof(out, c, &written, &proofs.theorems, &mine, &report)?;
         tokens.extend(report.admitted.clone());
         let verdict = report.obligations.iter().find(|(n, _)| *n == c.frame);
         let word = match (&report.invalid, verdict) {
@@ -510,6 +612,9 @@ fn kernel(proofs: &Proofs, out: &str, ir: Option<&Ir>) -> Result<KernelWords, St
 /// Runs the command and returns its exit code.
 pub fn run(args: &Args) -> u8 {
     let begun = Instant::now();
+    if let Err(code) = output::check_reports(&args.reports) {
+        return code;
+    }
     let (loaded, inputs) = match load_project(&args.paths) {
         Ok(x) => x,
         Err(code) => return code,
@@ -635,7 +740,7 @@ pub fn run(args: &Args) -> u8 {
         && !(args.deny_warnings && summary.warnings > 0)
         && all_certificates
         && words.iter().all(|w| w.as_ref().is_some_and(|w| w.admitted));
-    let text = match args.format {
+    let render = |format: Format, color: bool| match format {
         Format::Human => human(
             &loaded.sources,
             &diagnostics,
@@ -645,6 +750,7 @@ pub fn run(args: &Args) -> u8 {
             admitted,
             summary,
             args,
+            color,
         ),
         Format::Json => json(
             &loaded.sources,
@@ -674,7 +780,10 @@ pub fn run(args: &Args) -> u8 {
             junit::report("hilbert build", begun.elapsed().as_secs_f64(), &suites)
         }
     };
-    output::stdout(&text);
+    if let Err(code) = output::write_reports(&args.reports, &|f| render(f, false)) {
+        return code;
+    }
+    output::stdout(&render(args.format, args.color.enabled()));
     if let Some(code) = crate::check::memory_stop(&checked.smt) {
         return code;
     }
@@ -695,8 +804,8 @@ fn human(
     admitted: bool,
     summary: Summary,
     args: &Args,
+    color: bool,
 ) -> String {
-    let color = args.color.enabled();
     let mut text = crate::check::render_capped(diagnostics, sources, color);
     if summary.errors > 0 {
         text.push_str(&summary.render(args.deny_warnings, color));
@@ -725,8 +834,15 @@ fn human(
         } else {
             "no certificate".to_string()
         };
-        let work = if n.reused {
+        let proved = proofs
+            .theorems
+            .iter()
+            .filter(|t| t.network == n.network)
+            .all(|t| matches!(t.status, Status::Proved));
+        let work = if n.reused && proved {
             "reused: proved by an earlier build, not explored again".to_string()
+        } else if n.reused {
+            "reused: decided by an earlier build, not explored again (its certificate re-checked by the kernel, its counterexamples replayed)".to_string()
         } else {
             format!(
                 "explore and prove {:.2} s, peak {}",

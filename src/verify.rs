@@ -45,6 +45,11 @@ pub struct Args {
     /// How to write the report.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
+    /// Also write a report in FORMAT to FILE (`json`, `junit` or `human`), beside the one on
+    /// standard output: `--report junit=hilbert-verify-junit.xml`. Repeatable; each file is
+    /// written whole, and a refused certificate still writes the reports.
+    #[arg(long = "report", value_name = "FORMAT=FILE", value_parser = crate::output::report_arg::<Format>)]
+    reports: Vec<crate::output::ReportTo<Format>>,
     /// Print each decoded certificate (its sources, IR, states and witnesses) instead of the
     /// report: a listing to read, or JSON with `--format json`; the exit code is still the
     /// kernel's verdict.
@@ -154,7 +159,7 @@ struct ReportJson<'a> {
     admitted: bool,
     /// With `--sources`: every agent parameter the sources declare, with the value they were
     /// lowered with (`--param`), or `null` for none.
-    params: Option<Vec<ParamJson<'a>>>,
+    params: Option<&'a [ParamJson<'a>]>,
     certificates: Vec<CertificateJson<'a>>,
     /// With `--sources`: whether the admitted certificates cover every network of the
     /// sources' IR, and what is missing or does not belong.
@@ -442,6 +447,16 @@ pub fn run(args: &Args) -> u8 {
             "use --dump alone, or --dump --format json",
         );
     }
+    if args.dump && !args.reports.is_empty() {
+        return output::fail(
+            output::Kind::Usage,
+            "--dump prints the certificates instead of a report, so it writes no --report",
+            "run hilbert verify once with --report, and once with --dump",
+        );
+    }
+    if let Err(code) = output::check_reports(&args.reports) {
+        return code;
+    }
     let mut certs = Vec::new();
     for path in &args.certs {
         match input::read_regular(Path::new(path), path, input::CERTIFICATE_CAP) {
@@ -587,13 +602,13 @@ pub fn run(args: &Args) -> u8 {
             Format::Human | Format::Junit => listing(&certs),
         }
     } else {
-        match args.format {
+        let render = |format: Format| match format {
             Format::Human => human(&reports, &heads, given.as_deref(), coverage.as_ref()),
             Format::Json => {
                 let report = ReportJson {
                     schema_version: crate::json::SCHEMA_VERSION,
                     admitted,
-                    params: given,
+                    params: given.as_deref(),
                     certificates: reports
                         .iter()
                         .zip(&certs)
@@ -623,7 +638,11 @@ pub fn run(args: &Args) -> u8 {
                     coverage.as_ref(),
                 ),
             ),
+        };
+        if let Err(code) = output::write_reports(&args.reports, &render) {
+            return code;
         }
+        render(args.format)
     };
     output::stdout(&text);
     u8::from(!admitted)

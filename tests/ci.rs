@@ -625,11 +625,22 @@ fn check_pipeline(p: &Pipeline, what: &str) {
         .collect();
     for needed in [
         "hilbert build \"$HILBERT_PROJECT\" --out \"$HILBERT_OUT\"",
-        "--format junit",
-        "--format sarif",
+        "--report junit=",
+        "--report sarif=",
         "hilbert verify \"$HILBERT_OUT\"/*.cert --sources \"$HILBERT_PROJECT\"",
     ] {
         assert!(commands.contains(needed), "{what}: no `{needed}`");
+    }
+    // One build per job (issue 33): the gate writes the reports, so a failing project is
+    // explored once, not once per report.
+    for (job, command) in [("prove", "hilbert build"), ("verify", "hilbert verify")] {
+        let job = p.jobs.iter().find(|j| j.name == job).expect(job);
+        let runs: usize = job.steps.iter().map(|s| s.0.matches(command).count()).sum();
+        assert_eq!(
+            runs, 1,
+            "{what}: `{command}` runs {runs} times in {}",
+            job.name
+        );
     }
 
     // The seed is admitted: every job passes, and the reports say so.
@@ -674,14 +685,25 @@ fn check_pipeline(p: &Pipeline, what: &str) {
     assert_eq!(ran.jobs["prove"], Some(false), "{what}: {}", ran.log);
     assert_eq!(ran.jobs["verify"], None, "{what}");
     assert_eq!(ran.jobs["release"], None, "{what}");
-    let ((_, failures, _), _) = junit(&dir.0, build_junit);
+    let ((_, failures, _), reused) = junit(&dir.0, build_junit);
     assert!(failures > 0, "{what}");
+    assert!(reused.iter().all(|r| r == "false"), "{what}: {reused:?}");
     for path in &p.sarif {
         assert!(
             sarif(&dir.0, path).contains(&"theorem-refuted".to_string()),
             "{what}: {path}"
         );
     }
+    // Its next pipeline, with the cache: the refuted network is not explored again (its
+    // certificate re-checked, its counterexample replayed), and the reports say the same.
+    let again = run(p, &dir.0, &[("HILBERT_PROJECT", "examples/livelock")]);
+    assert_eq!(again.jobs["prove"], Some(false), "{what}: {}", again.log);
+    let ((_, failures_again, _), reused) = junit(&dir.0, build_junit);
+    assert_eq!(failures_again, failures, "{what}");
+    assert!(
+        !reused.is_empty() && reused.iter().all(|r| r == "true"),
+        "{what}: {reused:?}"
+    );
 }
 
 #[test]
