@@ -61,6 +61,11 @@ pub struct Args {
     /// Colour the human report.
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     color: Color,
+    /// Show what the build is doing on standard error: on a terminal a line redrawn in place,
+    /// off a terminal (a CI log) a line every 10 seconds (HILBERT_PROGRESS_INTERVAL, in
+    /// seconds, changes it) with the phase, the network and the states explored.
+    #[arg(long, value_enum, default_value_t = crate::progress::When::Auto)]
+    progress: crate::progress::When,
     /// Write every query put to Z3 as a self-contained SMT-LIB 2 file under DIR, with the
     /// answer Z3 gave in a comment.
     #[arg(long, value_parser = crate::output::path_arg, value_name = "DIR")]
@@ -445,7 +450,12 @@ const TRUNCATED: &str = "the certificate lists only the states explored before a
 /// Writes every certificate under `out`, reads it back and hands it to the kernel, which checks
 /// it against the sources and the IR they lower to, and then whether the admitted certificates
 /// cover every network of that IR.
-fn kernel(proofs: &Proofs, out: &str, ir: Option<&Ir>) -> Result<KernelWords, String> {
+fn kernel(
+    proofs: &Proofs,
+    out: &str,
+    ir: Option<&Ir>,
+    progress: &crate::progress::Progress,
+) -> Result<KernelWords, String> {
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create `{out}`: {e}"))?;
     remove_stale_temporaries(out);
     let started = Instant::now();
@@ -462,7 +472,12 @@ fn kernel(proofs: &Proofs, out: &str, ir: Option<&Ir>) -> Result<KernelWords, St
     // expected, and said as such rather than as the state where the table stops.
     let bounded =
         |t: &Theorem| matches!(&t.status, Status::Unproved(r) if obligations::passed_a_bound(r));
-    for c in &proofs.certificates {
+    for (k, c) in proofs.certificates.iter().enumerate() {
+        progress.phase(
+            "kernel: checking the certificate of",
+            Some((&c.name, k + 1, proofs.certificates.len())),
+            false,
+        );
         let path = format!("{}/{}.cert", out.trim_end_matches('/'), c.name);
         let mine: Vec<usize> = by_network.remove(c.name.as_str()).unwrap_or_default();
         // What the certificate must be: the slice of this network of the IR the sources lower
@@ -615,6 +630,17 @@ pub fn run(args: &Args) -> u8 {
     if let Err(code) = output::check_reports(&args.reports) {
         return code;
     }
+    let progress = match crate::progress::Progress::start(args.progress) {
+        Ok(p) => p,
+        Err(e) => {
+            return output::fail(
+                output::Kind::Usage,
+                &e,
+                "set it to the seconds between progress lines off a terminal (such as 30), or unset it for 10",
+            );
+        }
+    };
+    progress.phase("checking the sources", None, false);
     let (loaded, inputs) = match load_project(&args.paths) {
         Ok(x) => x,
         Err(code) => return code,
@@ -662,8 +688,9 @@ pub fn run(args: &Args) -> u8 {
         .iter()
         .map(|i| source_digest(&i.path, &i.sha256))
         .collect();
-    let progress = Progress::start();
     let stale = Stale::default();
+    let networks = checked.ir.as_ref().map_or(0, |ir| ir.networks.len());
+    let proving = std::cell::Cell::new(0usize);
     let proofs = match &checked.ir {
         Some(ir) if !checked.has_errors() => obligations::prove_reusing(
             ir,
@@ -673,6 +700,8 @@ pub fn run(args: &Args) -> u8 {
             limits,
             hilbert_prover::explore::Explorer::Fast,
             &|name, key| {
+                proving.set(proving.get() + 1);
+                progress.phase("proving", Some((name, proving.get(), networks)), true);
                 if args.fresh {
                     None
                 } else {
@@ -682,7 +711,6 @@ pub fn run(args: &Args) -> u8 {
         ),
         _ => Proofs::default(),
     };
-    drop(progress);
     let mut stale = stale.into_inner();
     stale.extend(proofs.stale.iter().cloned());
     for (network, why) in &stale {
@@ -723,17 +751,18 @@ pub fn run(args: &Args) -> u8 {
         .iter()
         .any(|t| matches!(&t.status, Status::Unproved(r) if obligations::passed_a_bound(r)));
     let ir = checked.ir.as_ref().filter(|_| !checked.has_errors());
-    let (words, all_certificates, kernel_seconds, frames) = match kernel(&proofs, &args.out, ir) {
-        Ok(k) => k,
-        Err(e) => {
-            return output::fail_at(
-                output::Kind::Output,
-                &args.out,
-                &e,
-                "choose a writable directory with --out DIR",
-            );
-        }
-    };
+    let (words, all_certificates, kernel_seconds, frames) =
+        match kernel(&proofs, &args.out, ir, &progress) {
+            Ok(k) => k,
+            Err(e) => {
+                return output::fail_at(
+                    output::Kind::Output,
+                    &args.out,
+                    &e,
+                    "choose a writable directory with --out DIR",
+                );
+            }
+        };
     // Only the kernel admits: every theorem admitted by it, every certificate admitted, no error,
     // and no warning when warnings are denied.
     let admitted = summary.errors == 0
@@ -780,9 +809,12 @@ pub fn run(args: &Args) -> u8 {
             junit::report("hilbert build", begun.elapsed().as_secs_f64(), &suites)
         }
     };
+    progress.phase("writing the reports", None, false);
     if let Err(code) = output::write_reports(&args.reports, &|f| render(f, false)) {
         return code;
     }
+    // The terminal's progress line is erased before the report.
+    drop(progress);
     output::stdout(&render(args.format, args.color.enabled()));
     if let Some(code) = crate::check::memory_stop(&checked.smt) {
         return code;
@@ -1499,60 +1531,4 @@ fn unhex(hex: &str) -> [u8; 32] {
             .unwrap_or(0);
     }
     out
-}
-
-/// A one-line progress display on standard error while the networks are explored: only when
-/// standard error is a terminal, so scripts and CI see nothing. It shows the states found so far
-/// by the exploration running now, every quarter of a second, and is erased when done.
-struct Progress {
-    stop: Option<std::sync::mpsc::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Progress {
-    fn start() -> Progress {
-        use std::io::{IsTerminal, Write};
-        if !std::io::stderr().is_terminal() {
-            return Progress {
-                stop: None,
-                thread: None,
-            };
-        }
-        let (tx, rx) = std::sync::mpsc::channel::<()>();
-        let thread = std::thread::spawn(move || {
-            let started = Instant::now();
-            let mut shown = false;
-            while rx
-                .recv_timeout(std::time::Duration::from_millis(250))
-                .is_err()
-            {
-                let states =
-                    hilbert_prover::explore::PROGRESS.load(std::sync::atomic::Ordering::Relaxed);
-                let secs = started.elapsed().as_secs_f64();
-                let _ = write!(
-                    std::io::stderr(),
-                    "\r  exploring: {states} states, {secs:.1} s "
-                );
-                shown = true;
-            }
-            if shown {
-                let _ = write!(std::io::stderr(), "\r{:60}\r", "");
-            }
-        });
-        Progress {
-            stop: Some(tx),
-            thread: Some(thread),
-        }
-    }
-}
-
-impl Drop for Progress {
-    fn drop(&mut self) {
-        if let Some(tx) = self.stop.take() {
-            let _ = tx.send(());
-        }
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
 }

@@ -12,6 +12,7 @@ mod explain;
 mod json;
 mod junit;
 mod output;
+mod progress;
 mod run;
 mod sarif;
 mod trace;
