@@ -246,6 +246,13 @@ fn kept_result(status: &Status) -> serde_json::Value {
                     "event": s.event,
                     "beliefs_added": s.beliefs_added,
                     "beliefs_removed": s.beliefs_removed,
+                    "sites": s.sites.iter().map(|t| serde_json::json!({
+                        "instance": t.instance,
+                        "name": t.name,
+                        "plan": t.plan,
+                        "file": t.file,
+                        "channel": t.channel,
+                    })).collect::<Vec<_>>(),
                 })).collect::<Vec<_>>(),
                 "cycle_from": c.cycle_from,
                 "conclusion": c.conclusion,
@@ -268,11 +275,33 @@ fn read_result(value: &serde_json::Value) -> Option<Status> {
                 .as_array()?
                 .iter()
                 .map(|s| {
+                    // A step with no sites (a command from outside) may leave them out.
+                    let none = Vec::new();
+                    let sites = match &s["sites"] {
+                        serde_json::Value::Null => &none,
+                        v => v.as_array()?,
+                    };
+                    let sites = sites
+                        .iter()
+                        .map(|t| {
+                            Some(obligations::Site {
+                                instance: u32::try_from(t["instance"].as_u64()?).ok()?,
+                                name: text(&t["name"])?,
+                                plan: text(&t["plan"])?,
+                                file: text(&t["file"])?,
+                                channel: match &t["channel"] {
+                                    serde_json::Value::Null => None,
+                                    c => Some(text(c)?),
+                                },
+                            })
+                        })
+                        .collect::<Option<Vec<_>>>()?;
                     Some(obligations::CexStep {
                         process: text(&s["process"])?,
                         event: text(&s["event"])?,
                         beliefs_added: texts(&s["beliefs_added"])?,
                         beliefs_removed: texts(&s["beliefs_removed"])?,
+                        sites,
                     })
                 })
                 .collect::<Option<Vec<_>>>()?;
@@ -796,7 +825,7 @@ pub fn run(args: &Args) -> u8 {
         Format::Sarif => sarif::build_report(
             &loaded.sources,
             &diagnostics,
-            &sarif_theorems(&proofs, &words, &checked.program),
+            &sarif_theorems(&proofs, &words, &checked.program, &loaded.sources),
         ),
         Format::Junit => {
             let check = junit::check_suite(
@@ -805,7 +834,13 @@ pub fn run(args: &Args) -> u8 {
                 args.deny_warnings,
                 (started - begun).as_secs_f64(),
             );
-            let suites = junit_suites(check, &proofs, &words, &frames, admitted);
+            let binding_at = |network: &str| {
+                binding_span(&checked.program, network).map(|span| {
+                    let at = crate::check::locate(&loaded.sources, span);
+                    (at.file, at.line)
+                })
+            };
+            let suites = junit_suites(check, &proofs, &words, &frames, admitted, &binding_at);
             junit::report("hilbert build", begun.elapsed().as_secs_f64(), &suites)
         }
     };
@@ -1045,6 +1080,70 @@ fn show_counterexample(cex: &Counterexample) -> String {
     text
 }
 
+/// Where the steps of counterexamples happen in the `.hk` files: the send or the receive of a
+/// site's channel in its plan (the first in the plan's text, body then handlers), or the plan's
+/// name. Each plan file is parsed again once, when a step first needs it (the trees are dropped
+/// after lowering).
+struct Sites<'a> {
+    program: &'a hilbert_frontend::check::Program,
+    sources: &'a SourceMap,
+    parsed: std::cell::RefCell<
+        std::collections::HashMap<String, Option<hilbert_frontend::syntax::ast::PlanFile>>,
+    >,
+}
+
+impl Sites<'_> {
+    /// The span of a step's site: its send (`send`) or receive on its channel, else its plan's
+    /// name; `None` when the plan is not found.
+    fn span(&self, site: &obligations::Site, send: bool) -> Option<hilbert_frontend::Span> {
+        use hilbert_frontend::syntax::ast::{Module, Proc, ProcKind};
+        let file = self
+            .program
+            .plan_files
+            .iter()
+            .find(|f| f.stem == site.file)?;
+        let declared = file
+            .plans
+            .iter()
+            .find(|p| p.name == site.plan && !p.duplicate)?;
+        let Some(channel) = &site.channel else {
+            return Some(declared.span);
+        };
+        let mut parsed = self.parsed.borrow_mut();
+        let tree =
+            parsed.entry(site.file.clone()).or_insert_with(
+                || match hilbert_frontend::syntax::parse(self.sources.get(file.file)).0 {
+                    Module::Plans(p) => Some(p),
+                    _ => None,
+                },
+            );
+        fn find(p: &Proc, channel: &str, send: bool) -> Option<hilbert_frontend::Span> {
+            match &p.kind {
+                ProcKind::Send { chan, .. } if send && chan.name == *channel => Some(p.span),
+                ProcKind::Recv { chan, .. } if !send && chan.name == *channel => Some(p.span),
+                ProcKind::Parallel(ps) | ProcKind::Choice(ps) | ProcKind::Seq(ps) => {
+                    ps.iter().find_map(|q| find(q, channel, send))
+                }
+                ProcKind::Interrupt(a, b) => {
+                    find(a, channel, send).or_else(|| find(b, channel, send))
+                }
+                ProcKind::Labelled(_, q) => find(q, channel, send),
+                _ => None,
+            }
+        }
+        let plan = tree
+            .as_ref()?
+            .plans
+            .iter()
+            .find(|p| p.name.name == *site.plan.as_str())?;
+        plan.body
+            .iter()
+            .chain(plan.handlers.iter().map(|h| &h.body))
+            .find_map(|p| find(p, channel, send))
+            .or(Some(declared.span))
+    }
+}
+
 /// A counterexample as lines, for the SARIF log's code flow: `1. Feed → Build: parts.1 +made(1)`
 /// per step (where a lasso repeats from, said), then `⇒` what is wrong at the end.
 fn counterexample_lines(c: &Counterexample) -> Vec<String> {
@@ -1073,21 +1172,68 @@ fn counterexample_lines(c: &Counterexample) -> Vec<String> {
     lines
 }
 
+/// Where the binding of `network` (`Agent.Binding`) is written: `plan Go ↦ P1.Run`.
+fn binding_span(
+    program: &hilbert_frontend::check::Program,
+    network: &str,
+) -> Option<hilbert_frontend::Span> {
+    program.agents.iter().find_map(|a| {
+        a.bindings
+            .iter()
+            .find(|b| format!("{}.{}", a.name, b.name) == network)
+            .map(|b| b.span)
+    })
+}
+
+/// A refuted theorem's one-line message for a dashboard that shows only messages: what is wrong
+/// at the end and the steps that lead there (the whole counterexample, up to 2,000 characters;
+/// the failure's text has it all, with the belief changes).
+fn refuted_message(c: &Counterexample) -> String {
+    const MOST: usize = 2000;
+    let steps: Vec<String> = c
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(k, s)| {
+            let cycle = if c.cycle_from == Some(k) {
+                "(from here, forever) "
+            } else {
+                ""
+            };
+            format!("{}. {cycle}{}: {}", k + 1, s.process, s.event)
+        })
+        .collect();
+    let mut message = if steps.is_empty() {
+        format!("{} (in the scene's first state)", c.conclusion)
+    } else {
+        format!(
+            "{} — after {} step{}: {}",
+            c.conclusion,
+            steps.len(),
+            if steps.len() == 1 { "" } else { "s" },
+            steps.join("; ")
+        )
+    };
+    if message.chars().count() > MOST {
+        message = message.chars().take(MOST - 1).collect::<String>() + "…";
+    }
+    message
+}
+
 /// Every theorem the kernel did not admit, of every network, as a result of the SARIF log,
 /// located at its network's binding.
 fn sarif_theorems(
     proofs: &Proofs,
     words: &[Option<KernelWord>],
     program: &hilbert_frontend::check::Program,
+    sources: &SourceMap,
 ) -> Vec<sarif::TheoremResult> {
-    let binding = |network: &str| {
-        program.agents.iter().find_map(|a| {
-            a.bindings
-                .iter()
-                .find(|b| format!("{}.{}", a.name, b.name) == network)
-                .map(|b| b.span)
-        })
+    let sites = Sites {
+        program,
+        sources,
+        parsed: Default::default(),
     };
+    let binding = |network: &str| binding_span(program, network);
     proofs
         .theorems
         .iter()
@@ -1117,8 +1263,28 @@ fn sarif_theorems(
                     ),
                 ),
             };
+            // Each step at its send (a rendezvous: the receive is named in its text) or its
+            // plan; the conclusion, at the binding.
             let steps = match &t.status {
-                Status::Refuted(c) => counterexample_lines(c),
+                Status::Refuted(c) => {
+                    let mut lines = counterexample_lines(c);
+                    for (line, step) in lines.iter_mut().zip(&c.steps) {
+                        if let [_, receiver] = &step.sites[..]
+                            && let Some(at) = sites.span(receiver, false)
+                        {
+                            let l = sarif::locate_line(sources, at);
+                            line.push_str(&format!(" (received at {l})"));
+                        }
+                    }
+                    let spans = c
+                        .steps
+                        .iter()
+                        .map(|s| s.sites.first().and_then(|site| sites.span(site, true)));
+                    lines
+                        .into_iter()
+                        .zip(spans.chain(std::iter::repeat(None)))
+                        .collect()
+                }
                 _ => Vec::new(),
             };
             sarif::TheoremResult {
@@ -1151,6 +1317,7 @@ fn junit_suites(
     words: &[Option<KernelWord>],
     frames: &[FrameWord],
     admitted: bool,
+    binding_at: &dyn Fn(&str) -> Option<(String, usize)>,
 ) -> Vec<junit::Suite> {
     use junit::{Case, Outcome, Suite};
     // The human report's labels and padding: a case's text is that report's, word for word.
@@ -1182,6 +1349,7 @@ fn junit_suites(
         stats.iter().map(|n| (n.network, n)).collect();
     let mut suites = vec![check];
     for network in order {
+        let location = binding_at(network);
         let mine = theorems.remove(network).unwrap_or_default();
         let frame = frame_of.get(network).copied();
         let stat = stat_of.get(network).copied();
@@ -1213,7 +1381,7 @@ fn junit_suites(
                 _ if word.is_some_and(|w| w.admitted) => Outcome::Passed,
                 Status::Refuted(c) => Outcome::Failure {
                     kind: "refuted".into(),
-                    message: c.conclusion.clone(),
+                    message: refuted_message(c),
                 },
                 Status::Unproved(reason) => Outcome::Error {
                     kind: "unproved".into(),
@@ -1227,6 +1395,7 @@ fn junit_suites(
             cases.push(Case {
                 name,
                 classname: network.to_string(),
+                location: location.clone(),
                 time,
                 outcome,
                 text,
@@ -1250,6 +1419,7 @@ fn junit_suites(
             cases.push(Case {
                 name: f.obligation.clone(),
                 classname: network.to_string(),
+                location: location.clone(),
                 time,
                 outcome,
                 text: frame_text(f),
@@ -1285,6 +1455,7 @@ fn junit_suites(
             cases: vec![Case {
                 name: "admitted".to_string(),
                 classname: "admission".to_string(),
+                location: None,
                 time: 0.0,
                 outcome: Outcome::Failure {
                     kind: "refused".into(),

@@ -696,6 +696,7 @@ fn junit_suites(
                 .map(|(name, outcome, text)| Case {
                     name,
                     classname: network.clone(),
+                    location: None,
                     time: 0.0,
                     outcome,
                     text,
@@ -705,6 +706,7 @@ fn junit_suites(
                 cases.push(Case {
                     name: "certificate".to_string(),
                     classname: network.clone(),
+                    location: None,
                     time: 0.0,
                     outcome: Outcome::Failure {
                         kind: "invalid".to_string(),
@@ -717,6 +719,7 @@ fn junit_suites(
                 cases.push(Case {
                     name: "certificate".to_string(),
                     classname: network.clone(),
+                    location: None,
                     time: 0.0,
                     outcome: Outcome::Failure {
                         kind: "refused".to_string(),
@@ -764,6 +767,7 @@ fn junit_suites(
             cases: vec![Case {
                 name: "coverage".to_string(),
                 classname: "sources".to_string(),
+                location: None,
                 time: 0.0,
                 outcome,
                 text: c.problems.iter().map(|p| format!("{p}\n")).collect(),

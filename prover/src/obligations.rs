@@ -147,6 +147,124 @@ pub struct CexStep {
     pub beliefs_added: Vec<String>,
     /// Beliefs removed by the step.
     pub beliefs_removed: Vec<String>,
+    /// Where in the plans it happens: for a rendezvous the sender, then the receiver; for an
+    /// internal step its process; none for a command from outside.
+    pub sites: Vec<Site>,
+}
+
+/// A plan instance that took part in a step, and where in its plan: what a report needs to
+/// point at the send or the receive in the `.hk` file, and a chart to give each instance a
+/// lifeline of its own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Site {
+    /// The instance's number in the network's instance table.
+    pub instance: u32,
+    /// Its name, with its number among the instances of one name when there are several
+    /// (`Dinner/Philosopher#2`); the name alone otherwise (`Dinner/Fork`).
+    pub name: String,
+    /// The plan it runs.
+    pub plan: String,
+    /// The stem of that plan's file (`Table` for `Table.hk`).
+    pub file: String,
+    /// For a send or a receive, the channel as that plan names it (a channel it declares, or
+    /// the parameter it was passed in).
+    pub channel: Option<String>,
+}
+
+/// The plan instance `inst` runs.
+fn instance_plan(net: &Network, inst: u32) -> Option<ir::PlanId> {
+    let instance = net.instances.get(inst as usize)?;
+    match instance.call {
+        None => Some(net.root),
+        Some(call) => match net.nodes.get(call.0 as usize)? {
+            Node::Call { plan, .. } => Some(*plan),
+            _ => None,
+        },
+    }
+}
+
+/// Instance `inst` as a step's site: its plan, its name told apart from its namesakes, and the
+/// channel `chan` as its plan names it, following the channel from the instance that declares
+/// it down the calls' arguments (`None` when the channel came another way).
+fn site(net: &Network, inst: u32, chan: Option<&ir::Value>) -> Option<Site> {
+    let plan = instance_plan(net, inst)?;
+    let code = net.plans.get(plan.0 as usize)?;
+    let name = net.instance_name(inst);
+    let namesakes: Vec<usize> = net
+        .instances
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| i.name == name)
+        .map(|(k, _)| k)
+        .collect();
+    let name = match namesakes.iter().position(|&k| k == inst as usize) {
+        Some(k) if namesakes.len() > 1 => format!("{name}#{}", k + 1),
+        _ => name.to_string(),
+    };
+    let channel = chan.and_then(|chan| {
+        let ir::Value::Chan {
+            instance: owner,
+            plan: owner_plan,
+            index,
+        } = chan
+        else {
+            return None;
+        };
+        let (mut slot, _) = *net
+            .plans
+            .get(owner_plan.0 as usize)?
+            .channels
+            .get(*index as usize)?;
+        // The instances from the sender up to the one that declares the channel.
+        let mut path = Vec::new();
+        let mut at = inst;
+        while at != *owner {
+            path.push(at);
+            at = net.instances.get(at as usize)?.parent?;
+            if path.len() > net.instances.len() {
+                return None;
+            }
+        }
+        for child in path.into_iter().rev() {
+            let call = net.instances.get(child as usize)?.call?;
+            let Node::Call { args, .. } = net.nodes.get(call.0 as usize)? else {
+                return None;
+            };
+            let k = args
+                .iter()
+                .position(|a| matches!(a, ir::Arg::Chan(s) if *s == slot))?;
+            slot = ir::Slot(k as u32);
+        }
+        code.slot_names.get(slot.0 as usize).cloned()
+    });
+    Some(Site {
+        instance: inst,
+        name,
+        plan: code.name.clone(),
+        file: code.file.clone(),
+        channel,
+    })
+}
+
+/// The sites of a step's event ([`Site`]).
+fn sites(net: &Network, event: &hilbert_kernel::semantics::Event) -> Vec<Site> {
+    use hilbert_kernel::semantics::Event;
+    match event {
+        Event::Tau { inst } => site(net, *inst, None).into_iter().collect(),
+        Event::Sync {
+            sender,
+            receiver,
+            chan,
+            ..
+        } => [
+            site(net, *sender, Some(chan)),
+            site(net, *receiver, Some(chan)),
+        ]
+        .into_iter()
+        .flatten()
+        .collect(),
+        Event::Abort => Vec::new(),
+    }
 }
 
 /// A path from the scene that shows a theorem false.
@@ -1407,12 +1525,22 @@ fn shown_step(
     added: &[Atom],
     removed: &[Atom],
 ) -> CexStep {
-    let (process, event) = describe_event(net, event);
+    let (mut process, shown) = describe_event(net, event);
+    let sites = sites(net, event);
+    // Instances of one name (three philosophers of one plan) told apart by their numbers.
+    match (event, &sites[..]) {
+        (hilbert_kernel::semantics::Event::Sync { .. }, [from, to]) => {
+            process = format!("{} → {}", from.name, to.name);
+        }
+        (hilbert_kernel::semantics::Event::Tau { .. }, [one]) => process = one.name.clone(),
+        _ => {}
+    }
     CexStep {
         process,
-        event,
+        event: shown,
         beliefs_added: added.iter().map(|a| show_atom(ir, net, a)).collect(),
         beliefs_removed: removed.iter().map(|a| show_atom(ir, net, a)).collect(),
+        sites,
     }
 }
 
@@ -1792,6 +1920,7 @@ fn command_step(
             .iter()
             .map(|a| show_atom(ir, net, a))
             .collect(),
+        sites: Vec::new(),
     }
 }
 
