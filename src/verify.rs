@@ -438,6 +438,56 @@ fn other_values(ir: &Ir, given: &hilbert_frontend::AgentArgs) -> Option<String> 
     })
 }
 
+/// How a certificate's sources differ from the sources of its network that `--sources` gives,
+/// said so that an auditor knows what to look at: a source the certificate names that is not
+/// given (missing), one given that the certificate does not name (extra), and one given with
+/// another digest (edited since the build, with both digests). `None` when they are the same,
+/// pair for pair; the kernel then checks them again, as it checks everything. Paths are
+/// compared as the kernel compares them: as written, but for `.` components and repeated `/`.
+fn source_mismatch(certificate: &[SourceDigest], given: &[SourceDigest]) -> Option<String> {
+    let normal = |p: &str| {
+        let parts: Vec<&str> = p
+            .split('/')
+            .filter(|c| !c.is_empty() && *c != ".")
+            .collect();
+        let lead = if p.starts_with('/') { "/" } else { "" };
+        format!("{lead}{}", parts.join("/"))
+    };
+    let index = |s: &[SourceDigest]| -> std::collections::BTreeMap<String, [u8; 32]> {
+        s.iter().map(|d| (normal(&d.path), d.sha256)).collect()
+    };
+    let (have, want) = (index(certificate), index(given));
+    let mut problems = Vec::new();
+    for (path, digest) in &have {
+        match want.get(path) {
+            None => problems.push(format!(
+                "missing: the certificate was built from `{path}` (SHA-256 {}), which the given sources do not have",
+                cert::hex(digest)
+            )),
+            Some(now) if now != digest => problems.push(format!(
+                "edited: `{path}` is not the file the certificate was built from (SHA-256 {} at the build, {} now)",
+                cert::hex(digest),
+                cert::hex(now)
+            )),
+            Some(_) => {}
+        }
+    }
+    for (path, digest) in &want {
+        if !have.contains_key(path) {
+            problems.push(format!(
+                "extra: the given source `{path}` (SHA-256 {}) is one of the network's files, which the certificate was not built from",
+                cert::hex(digest)
+            ));
+        }
+    }
+    (!problems.is_empty()).then(|| {
+        format!(
+            "the certificate's sources are not the given ones: {}",
+            problems.join("; ")
+        )
+    })
+}
+
 /// Runs the command and returns its exit code.
 pub fn run(args: &Args) -> u8 {
     if args.dump && args.format == Format::Junit {
@@ -539,6 +589,9 @@ pub fn run(args: &Args) -> u8 {
                     None => check(bytes, None),
                     Some(name) => match wanted.get(&name) {
                         Some(_) if let Some(why) = head.as_ref().and_then(|ir| other_values(ir, given)) => {
+                            Report { network: Some(name), ..refused(why) }
+                        }
+                        Some((sources, _)) if let Some(why) = head.as_ref().and_then(|_| cert::decode_head(bytes)).and_then(|h| source_mismatch(&h.sources, sources)) => {
                             Report { network: Some(name), ..refused(why) }
                         }
                         Some((sources, ir)) => check(bytes, Some(&Expected { sources, ir })),
