@@ -29,6 +29,10 @@ pub struct Args {
     /// Repeatable; each file is written whole, and a refused build still writes its reports.
     #[arg(long = "report", value_name = "FORMAT=FILE", value_parser = crate::output::report_arg::<Format>)]
     reports: Vec<crate::output::ReportTo<Format>>,
+    /// Write no report on standard output: the exit code (and any --report file) says it all;
+    /// errors still go to standard error.
+    #[arg(short, long)]
+    quiet: bool,
     /// Treat warnings as errors.
     #[arg(long)]
     deny_warnings: bool,
@@ -659,7 +663,12 @@ pub fn run(args: &Args) -> u8 {
     if let Err(code) = output::check_reports(&args.reports) {
         return code;
     }
-    let progress = match crate::progress::Progress::start(args.progress) {
+    let when = if args.quiet {
+        crate::progress::When::Never
+    } else {
+        args.progress
+    };
+    let progress = match crate::progress::Progress::start(when) {
         Ok(p) => p,
         Err(e) => {
             return output::fail(
@@ -850,7 +859,9 @@ pub fn run(args: &Args) -> u8 {
     }
     // The terminal's progress line is erased before the report.
     drop(progress);
-    output::stdout(&render(args.format, args.color.enabled()));
+    if !args.quiet {
+        output::stdout(&render(args.format, args.color.enabled()));
+    }
     if let Some(code) = crate::check::memory_stop(&checked.smt) {
         return code;
     }

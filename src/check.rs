@@ -24,6 +24,10 @@ pub struct Args {
     /// Repeatable; each file is written whole, and a failing check still writes its reports.
     #[arg(long = "report", value_name = "FORMAT=FILE", value_parser = crate::output::report_arg::<Format>)]
     reports: Vec<crate::output::ReportTo<Format>>,
+    /// Write no report on standard output: the exit code (and any --report file) says it all;
+    /// errors still go to standard error.
+    #[arg(short, long)]
+    quiet: bool,
     /// Treat warnings as errors: any warning makes the check fail (exit code 1).
     #[arg(long)]
     deny_warnings: bool,
@@ -186,7 +190,9 @@ pub fn run(args: &Args) -> u8 {
     if let Err(code) = output::write_reports(&args.reports, &|f| render(f, false)) {
         return code;
     }
-    output::stdout(&render(args.format, args.color.enabled()));
+    if !args.quiet {
+        output::stdout(&render(args.format, args.color.enabled()));
+    }
     if let Some(code) = memory_stop(&checked.smt) {
         return code;
     }

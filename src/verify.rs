@@ -50,6 +50,10 @@ pub struct Args {
     /// written whole, and a refused certificate still writes the reports.
     #[arg(long = "report", value_name = "FORMAT=FILE", value_parser = crate::output::report_arg::<Format>)]
     reports: Vec<crate::output::ReportTo<Format>>,
+    /// Write no report on standard output: the exit code (and any --report file) says it all;
+    /// errors still go to standard error.
+    #[arg(short, long)]
+    quiet: bool,
     /// Print each decoded certificate (its sources, IR, states and witnesses) instead of the
     /// report: a listing to read, or JSON with `--format json`; the exit code is still the
     /// kernel's verdict.
@@ -697,7 +701,9 @@ pub fn run(args: &Args) -> u8 {
         }
         render(args.format)
     };
-    output::stdout(&text);
+    if !args.quiet {
+        output::stdout(&text);
+    }
     u8::from(!admitted)
 }
 
