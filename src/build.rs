@@ -260,6 +260,7 @@ fn kept_result(status: &Status) -> serde_json::Value {
                 })).collect::<Vec<_>>(),
                 "cycle_from": c.cycle_from,
                 "conclusion": c.conclusion,
+                "blocked": c.blocked,
             },
         }),
     }
@@ -313,10 +314,15 @@ fn read_result(value: &serde_json::Value) -> Option<Status> {
                 serde_json::Value::Null => None,
                 v => Some(usize::try_from(v.as_u64()?).ok()?),
             };
+            let blocked = match &c["blocked"] {
+                serde_json::Value::Null => Vec::new(),
+                v => texts(v)?,
+            };
             Some(Status::Refuted(Counterexample {
                 steps,
                 cycle_from,
                 conclusion: text(&c["conclusion"])?,
+                blocked,
             }))
         }
         _ => None,
@@ -1088,6 +1094,9 @@ fn show_counterexample(cex: &Counterexample) -> String {
         ));
     }
     text.push_str(&format!("    => {}\n", cex.conclusion));
+    for b in &cex.blocked {
+        text.push_str(&format!("       {b}\n"));
+    }
     text
 }
 
@@ -1179,7 +1188,11 @@ fn counterexample_lines(c: &Counterexample) -> Vec<String> {
     if c.steps.is_empty() {
         lines.push("(the scene's first state)".to_string());
     }
-    lines.push(format!("⇒ {}", c.conclusion));
+    if c.blocked.is_empty() {
+        lines.push(format!("⇒ {}", c.conclusion));
+    } else {
+        lines.push(format!("⇒ {}: {}", c.conclusion, c.blocked.join("; ")));
+    }
     lines
 }
 
@@ -1521,6 +1534,8 @@ struct CexJson<'a> {
     steps: Vec<StepJson<'a>>,
     cycle_from: Option<usize>,
     conclusion: &'a str,
+    /// At a deadlock, what each waiting process waits for.
+    blocked: &'a [String],
 }
 
 #[derive(Serialize)]
@@ -1630,6 +1645,7 @@ fn theorem<'a>(t: &'a Theorem, w: Option<&KernelWord>) -> TheoremJson<'a> {
                     .collect(),
                 cycle_from: c.cycle_from,
                 conclusion: &c.conclusion,
+                blocked: &c.blocked,
             }),
             _ => None,
         },

@@ -276,6 +276,53 @@ pub struct Counterexample {
     pub cycle_from: Option<usize>,
     /// What is wrong at the end ("deadlock: …", "finished without …", "cycles without …").
     pub conclusion: String,
+    /// At a deadlock, each process that waits and on what (`Dinner/Philosopher#1 waits to send
+    /// on take1`), in the order of the state's term; empty for any other end.
+    pub blocked: Vec<String>,
+}
+
+/// What each waiting process of `state` waits for: a thread whose next node is a send or a
+/// receive, named by its instance, with the channel as the counterexample names channels.
+pub fn blocked_lines(net: &Network, state: &State) -> Vec<String> {
+    fn walk(net: &Network, term: &Term, out: &mut Vec<String>) {
+        match term {
+            Term::Thread {
+                inst, stack, env, ..
+            } => {
+                let Some(node) = stack.last().and_then(|n| net.nodes.get(n.0 as usize)) else {
+                    return;
+                };
+                let (chan, verb) = match node {
+                    Node::Send { chan, .. } => (chan, "send on"),
+                    Node::Recv { chan, .. } => (chan, "receive on"),
+                    _ => return,
+                };
+                let Some(value) = env.get(chan.0 as usize) else {
+                    return;
+                };
+                let name = site(net, *inst, None)
+                    .map_or_else(|| net.instance_name(*inst).to_string(), |s| s.name);
+                out.push(format!(
+                    "{name} waits to {verb} {}",
+                    net.channel_name(value)
+                ));
+            }
+            Term::Then(a, _) => walk(net, a, out),
+            Term::Par(cs) | Term::Choice(cs) => cs.iter().for_each(|c| walk(net, c, out)),
+            Term::Interrupt(p, q) => {
+                walk(net, p, out);
+                walk(net, q, out);
+            }
+            Term::Suspended(t) => walk(net, t, out),
+            Term::Label { body, .. } | Term::Inst { body, .. } | Term::Handling { body, .. } => {
+                walk(net, body, out)
+            }
+            Term::Done | Term::Faulted(_) => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(net, &state.term, &mut out);
+    out
 }
 
 /// A theorem of the build, known by its network and its name together: names repeat across
@@ -727,7 +774,9 @@ fn replay(
         (Some(_), None) => false,
         (None, _) if !sem.steps(s).is_empty() => false,
         (None, None) => {
-            !s.finished() && cex.conclusion == deadlock_text(first_fault(&s.term).as_ref())
+            !s.finished()
+                && cex.conclusion == deadlock_text(first_fault(&s.term).as_ref())
+                && cex.blocked == blocked_lines(net, s)
         }
         (None, Some((_, goal))) if s.finished() => {
             cex.conclusion == format!("the plan finished without {goal}")
@@ -738,6 +787,7 @@ fn replay(
                     "{}, without {goal}",
                     deadlock_text(first_fault(&s.term).as_ref())
                 )
+                && cex.blocked == blocked_lines(net, s)
         }
     };
     if frontier.iter().any(|(s, c)| ends_right(s, c)) {
@@ -1093,7 +1143,9 @@ pub fn prove_reusing(
                         None => Status::Proved,
                         Some(s) => {
                             let conclusion = deadlock_reason(graph, s);
-                            Status::Refuted(path_cex(ir, net, graph, s, None, conclusion))
+                            let mut cex = path_cex(ir, net, graph, s, None, conclusion);
+                            cex.blocked = blocked_lines(net, &explored.state(s));
+                            Status::Refuted(cex)
                         }
                     },
                     (None, About::Live(di, goal)) => {
@@ -1105,7 +1157,17 @@ pub fn prove_reusing(
                             let is_goal = |s: StateId| goal_sets[graph.belief_set(s)];
                             match inevitable(graph, &is_goal) {
                                 Ok(()) => Status::Proved,
-                                Err(v) => Status::Refuted(violation_cex(ir, net, graph, v, goal)),
+                                Err(v) => {
+                                    let end = match &v {
+                                        Violation::Terminal(s) if !graph.finished(*s) => Some(*s),
+                                        _ => None,
+                                    };
+                                    let mut cex = violation_cex(ir, net, graph, v, goal);
+                                    if let Some(s) = end {
+                                        cex.blocked = blocked_lines(net, &explored.state(s));
+                                    }
+                                    Status::Refuted(cex)
+                                }
                             }
                         }
                     }
@@ -1569,6 +1631,7 @@ fn path_cex(
         steps,
         cycle_from,
         conclusion,
+        blocked: Vec::new(),
     }
 }
 
