@@ -814,7 +814,8 @@ fn write_scaling_plots(dir: &Path, lines: &[ScalingLine]) -> Result<(), String> 
     let series = |f: &dyn Fn(&ScalingRow) -> Option<f64>| -> Vec<Series> {
         models
             .iter()
-            .map(|m| {
+            .enumerate()
+            .map(|(k, m)| {
                 let mut points: Vec<(f64, f64)> = lines
                     .iter()
                     .filter(|l| l.row.model == *m)
@@ -824,7 +825,8 @@ fn write_scaling_plots(dir: &Path, lines: &[ScalingLine]) -> Result<(), String> 
                 Series {
                     name: (*m).to_string(),
                     points,
-                    dashed: false,
+                    colour: k,
+                    dash: 0,
                 }
             })
             .filter(|s| !s.points.is_empty())
@@ -913,118 +915,126 @@ fn write_plots(dir: &Path, lines: &[Line], jobs: usize) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
     let mut models: Vec<&str> = lines.iter().map(|l| l.row.model.as_str()).collect();
     models.dedup();
-    // One series per model: (x, f) of its rows, where both are known.
+    // One series per model: (x, f) of its rows, where both are known; a model's colour is
+    // its own in every chart, and `dash` tells its phases (or thread counts) apart. A model
+    // measured at one size is one point (bench smoke), not left out.
     let per_model = |x: &dyn Fn(&Line) -> f64,
                      f: &dyn Fn(&Line) -> Option<f64>,
                      suffix: &str,
-                     dashed: bool|
+                     dash: usize|
      -> Vec<Series> {
         models
             .iter()
-            .map(|m| Series {
+            .enumerate()
+            .map(|(k, m)| Series {
                 name: format!("{m}{suffix}"),
                 points: lines
                     .iter()
                     .filter(|l| l.row.model == *m)
                     .filter_map(|l| Some((x(l), f(l)?)))
                     .collect(),
-                dashed,
+                colour: k,
+                dash,
             })
-            .filter(|s| s.points.len() > 1)
+            .filter(|s| !s.points.is_empty())
             .collect()
     };
-    let series = |f: &dyn Fn(&Line) -> Option<f64>, suffix: &str, dashed: bool| {
-        per_model(&|l| l.row.n as f64, f, suffix, dashed)
+    let series = |f: &dyn Fn(&Line) -> Option<f64>, suffix: &str, dash: usize| {
+        per_model(&|l| l.row.n as f64, f, suffix, dash)
     };
     let charts = [
         (
             "time.svg",
             "exploration time against N",
             "explore s",
-            series(&|l| Some(l.row.explore_s), "", false),
+            series(&|l| Some(l.row.explore_s), "", 0),
         ),
         (
             "memory.svg",
             "peak memory against N",
             "peak MiB",
-            series(
-                &|l| Some(l.row.peak_rss? as f64 / (1024.0 * 1024.0)),
-                "",
-                false,
-            ),
+            series(&|l| Some(l.row.peak_rss? as f64 / (1024.0 * 1024.0)), "", 0),
         ),
-        (
-            "states-per-sec.svg",
-            "states/s, 1 thread (dashed) and all",
-            "states/s",
-            {
-                let mut s = series(
-                    &|l| Some(l.row.states_per_sec()),
-                    &format!(" ({jobs})"),
-                    false,
-                );
-                s.extend(series(
-                    &|l| Some(l.one_thread.as_ref()?.states_per_sec()),
-                    " (1)",
-                    true,
-                ));
-                s
-            },
-        ),
+        ("states-per-sec.svg", "states/s", "states/s", {
+            let mut s = series(&|l| Some(l.row.states_per_sec()), &format!(" ({jobs})"), 0);
+            s.extend(series(
+                &|l| Some(l.one_thread.as_ref()?.states_per_sec()),
+                " (1)",
+                1,
+            ));
+            s
+        }),
     ];
     for (file, title, y, s) in charts {
+        // The title names the dashed lines only when there are some.
+        let title = if file == "states-per-sec.svg" && s.iter().any(|s| s.dash == 1) {
+            format!("{title}, {jobs} threads and 1 (dashed)")
+        } else {
+            format!(
+                "{title}{}",
+                if file == "states-per-sec.svg" {
+                    format!(", {jobs} threads")
+                } else {
+                    String::new()
+                }
+            )
+        };
+        let title = title.as_str();
         let svg = plot::line_chart(title, "N", y, &s);
         let path = dir.join(file);
         crate::output::write_whole(&path, svg)
             .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
     }
     // Against states: the verdict's cost by phase, and Spin's full search beside it.
-    let by_states = |name: &str, f: &dyn Fn(&Line) -> Option<f64>, dashed: bool| {
-        per_model(&|l| l.row.states as f64, f, &format!(" {name}"), dashed)
+    let by_states = |name: &str, f: &dyn Fn(&Line) -> Option<f64>, dash: usize| {
+        per_model(&|l| l.row.states as f64, f, &format!(" {name}"), dash)
     };
     fn spin(l: &Line) -> Option<&SpinRow> {
         l.spin.as_ref().map(|p| &p.full)
     }
-    let mut time = by_states("explore", &|l| Some(l.row.explore_s), false);
+    // One line style per phase (solid, dashed, dotted), dash-dot for Spin.
+    let mut time = by_states("explore", &|l| Some(l.row.explore_s), 0);
     time.extend(by_states(
         "prove + kernel",
         &|l| Some(l.row.prove_s + l.row.kernel_s),
-        false,
+        1,
     ));
-    time.extend(by_states("kernel", &|l| Some(l.row.kernel_s), false));
+    time.extend(by_states("kernel", &|l| Some(l.row.kernel_s), 2));
     time.extend(by_states(
         "Spin",
         &|l| spin(l).map(|p| p.compile_seconds + p.seconds),
-        true,
+        3,
     ));
     let mib_of = |b: Option<u64>| b.map(|b| b as f64 / (1024.0 * 1024.0));
-    let mut memory = by_states("explore", &|l| mib_of(l.row.explore_peak_rss), false);
-    memory.extend(by_states("prove", &|l| mib_of(l.row.prove_peak_rss), false));
-    memory.extend(by_states(
-        "kernel",
-        &|l| mib_of(l.row.kernel_peak_rss),
-        false,
-    ));
+    let mut memory = by_states("explore", &|l| mib_of(l.row.explore_peak_rss), 0);
+    memory.extend(by_states("prove", &|l| mib_of(l.row.prove_peak_rss), 1));
+    memory.extend(by_states("kernel", &|l| mib_of(l.row.kernel_peak_rss), 2));
     memory.extend(by_states(
         "Spin",
         &|l| spin(l).map(|p| p.total_bytes / (1024.0 * 1024.0)),
-        true,
+        3,
     ));
     for (file, title, y, s) in [
         (
             "time-by-states.svg",
-            "the verdict's time against states (Spin dashed)",
+            "the verdict's time against states",
             "s",
             time,
         ),
         (
             "memory-by-states.svg",
-            "peak memory by phase against states (Spin dashed)",
+            "peak memory by phase against states",
             "MiB",
             memory,
         ),
     ] {
-        let svg = plot::line_chart(title, "states", y, &s);
+        // Spin is named only when it ran.
+        let title = if s.iter().any(|s| s.dash == 3) {
+            format!("{title} (Spin dash-dot)")
+        } else {
+            title.to_string()
+        };
+        let svg = plot::line_chart(&title, "states", y, &s);
         let path = dir.join(file);
         crate::output::write_whole(&path, svg)
             .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;

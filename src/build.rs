@@ -24,6 +24,15 @@ pub struct Args {
     /// How to write the report.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
+    /// Also write a report in FORMAT to FILE (`json`, `sarif`, `junit` or `human`), beside the
+    /// one on standard output: `--report sarif=hilbert.sarif --report junit=hilbert-junit.xml`.
+    /// Repeatable; each file is written whole, and a refused build still writes its reports.
+    #[arg(long = "report", value_name = "FORMAT=FILE", value_parser = crate::output::report_arg::<Format>)]
+    reports: Vec<crate::output::ReportTo<Format>>,
+    /// Write no report on standard output: the exit code (and any --report file) says it all;
+    /// errors still go to standard error.
+    #[arg(short, long)]
+    quiet: bool,
     /// Treat warnings as errors.
     #[arg(long)]
     deny_warnings: bool,
@@ -56,6 +65,11 @@ pub struct Args {
     /// Colour the human report.
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     color: Color,
+    /// Show what the build is doing on standard error: on a terminal a line redrawn in place,
+    /// off a terminal (a CI log) a line every 10 seconds (HILBERT_PROGRESS_INTERVAL, in
+    /// seconds, changes it) with the phase, the network and the states explored.
+    #[arg(long, value_enum, default_value_t = crate::progress::When::Auto)]
+    progress: crate::progress::When,
     /// Write every query put to Z3 as a self-contained SMT-LIB 2 file under DIR, with the
     /// answer Z3 gave in a comment.
     #[arg(long, value_parser = crate::output::path_arg, value_name = "DIR")]
@@ -162,46 +176,169 @@ fn proof_path(out: &str, network: &str) -> String {
     format!("{}/{network}.proof.json", out.trim_end_matches('/'))
 }
 
-/// Keeps what a later build needs to reuse the proof of `c` when the kernel admitted its
-/// certificate, and removes it otherwise (a stale one would name a certificate that is not
-/// admitted).
+/// Keeps what a later build needs to reuse what this one found for `c`: when the kernel
+/// admitted its certificate and every theorem was proved, the key and the certificate's digest;
+/// when not, and the prover says a later build can check each result without exploring
+/// (`NetworkCertificate::replayable`: refutations whose counterexample it replays, reasons to be
+/// unproved that the sources give), also each theorem's result. Anything else is removed (a
+/// stale one would name a certificate of other results).
 fn keep_proof(
     out: &str,
     c: &obligations::NetworkCertificate,
     written: &[u8],
     theorems: &[Theorem],
     mine: &[usize],
-    admitted: bool,
+    report: &hilbert_kernel::check::Report,
 ) -> Result<(), String> {
     let path = proof_path(out, &c.name);
+    if c.reused.is_some() {
+        // Checked again as it stands: it stays.
+        return Ok(());
+    }
+    let admitted = report.admitted.is_some();
     let all_proved = mine
         .iter()
         .all(|&i| matches!(theorems[i].status, Status::Proved));
-    if c.reused.is_some() && admitted {
-        return Ok(());
-    }
-    if !(admitted && all_proved) {
+    // A theorem proved must be one the kernel proved, or the next build would find the kept
+    // results at odds with the kernel's word and explore again anyway.
+    let agrees = report.obligations.len() == mine.len() + 1
+        && mine.iter().zip(&report.obligations).all(|(&i, (_, v))| {
+            matches!(theorems[i].status, Status::Proved) == matches!(v, Verdict::Proved)
+        });
+    let keep = if admitted && all_proved {
+        Some(None)
+    } else if c.replayable && report.invalid.is_none() && report.scene.is_some() && agrees {
+        Some(Some(
+            mine.iter()
+                .map(|&i| kept_result(&theorems[i].status))
+                .collect::<Vec<_>>(),
+        ))
+    } else {
+        None
+    };
+    let Some(results) = keep else {
         return match std::fs::remove_file(&path) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
             Err(e) => Err(format!("cannot remove the stale `{path}`: {e}")),
         };
-    }
-    // Only the key and the digest of the certificate it names: the theorems, statements,
-    // counts and verdicts of a reused network come from the sources and the kernel's check of
-    // the kept certificate, never from this file.
-    let kept = serde_json::json!({
+    };
+    // The key, the digest of the certificate it names and, for a network not proved, each
+    // theorem's result: the statements, counts and verdicts of a reused network come from the
+    // sources and the kernel's check of the kept certificate, and a kept result is reported
+    // only once the kernel's word agrees with it and its counterexample replays.
+    let mut kept = serde_json::json!({
         "key": cert::hex(&c.key),
         "certificate": cert::hex(&cert::sha256(written)),
     });
+    if let Some(results) = results {
+        kept["results"] = serde_json::Value::Array(results);
+    }
     write_atomically(&path, kept.to_string().as_bytes()).map(|_| ())
 }
 
-/// The certificate an earlier build kept for `network` under `key`, when `out` keeps one: the
-/// frontend reuses it only if the kernel admits it again against this build's sources
-/// (`obligations::prove_reusing`). Anything missing, unreadable or under another key is no
-/// proof, and the network is explored.
-fn reused(out: &str, network: &str, key: &[u8; 32], stale: &Stale) -> Option<Vec<u8>> {
+/// A theorem's result as a kept proof file holds it.
+fn kept_result(status: &Status) -> serde_json::Value {
+    match status {
+        Status::Proved => serde_json::json!({"status": "proved"}),
+        Status::Unproved(reason) => serde_json::json!({"status": "unproved", "reason": reason}),
+        Status::Refuted(c) => serde_json::json!({
+            "status": "refuted",
+            "counterexample": {
+                "steps": c.steps.iter().map(|s| serde_json::json!({
+                    "process": s.process,
+                    "event": s.event,
+                    "beliefs_added": s.beliefs_added,
+                    "beliefs_removed": s.beliefs_removed,
+                    "sites": s.sites.iter().map(|t| serde_json::json!({
+                        "instance": t.instance,
+                        "name": t.name,
+                        "plan": t.plan,
+                        "file": t.file,
+                        "channel": t.channel,
+                    })).collect::<Vec<_>>(),
+                })).collect::<Vec<_>>(),
+                "cycle_from": c.cycle_from,
+                "conclusion": c.conclusion,
+                "blocked": c.blocked,
+            },
+        }),
+    }
+}
+
+/// A kept result read back; `None` when it is not one [`kept_result`] writes.
+fn read_result(value: &serde_json::Value) -> Option<Status> {
+    let text = |v: &serde_json::Value| v.as_str().map(str::to_string);
+    let texts =
+        |v: &serde_json::Value| -> Option<Vec<String>> { v.as_array()?.iter().map(text).collect() };
+    match value["status"].as_str()? {
+        "proved" => Some(Status::Proved),
+        "unproved" => Some(Status::Unproved(text(&value["reason"])?)),
+        "refuted" => {
+            let c = &value["counterexample"];
+            let steps = c["steps"]
+                .as_array()?
+                .iter()
+                .map(|s| {
+                    // A step with no sites (a command from outside) may leave them out.
+                    let none = Vec::new();
+                    let sites = match &s["sites"] {
+                        serde_json::Value::Null => &none,
+                        v => v.as_array()?,
+                    };
+                    let sites = sites
+                        .iter()
+                        .map(|t| {
+                            Some(obligations::Site {
+                                instance: u32::try_from(t["instance"].as_u64()?).ok()?,
+                                name: text(&t["name"])?,
+                                plan: text(&t["plan"])?,
+                                file: text(&t["file"])?,
+                                channel: match &t["channel"] {
+                                    serde_json::Value::Null => None,
+                                    c => Some(text(c)?),
+                                },
+                            })
+                        })
+                        .collect::<Option<Vec<_>>>()?;
+                    Some(obligations::CexStep {
+                        process: text(&s["process"])?,
+                        event: text(&s["event"])?,
+                        beliefs_added: texts(&s["beliefs_added"])?,
+                        beliefs_removed: texts(&s["beliefs_removed"])?,
+                        sites,
+                    })
+                })
+                .collect::<Option<Vec<_>>>()?;
+            let cycle_from = match &c["cycle_from"] {
+                serde_json::Value::Null => None,
+                v => Some(usize::try_from(v.as_u64()?).ok()?),
+            };
+            let blocked = match &c["blocked"] {
+                serde_json::Value::Null => Vec::new(),
+                v => texts(v)?,
+            };
+            Some(Status::Refuted(Counterexample {
+                steps,
+                cycle_from,
+                conclusion: text(&c["conclusion"])?,
+                blocked,
+            }))
+        }
+        _ => None,
+    }
+}
+
+/// What an earlier build kept for `network` under `key`, when `out` keeps it: the frontend
+/// reuses it only if the kernel's check of the certificate against this build's sources agrees
+/// with it (`obligations::prove_reusing`). Anything missing, unreadable or under another key is
+/// nothing, and the network is explored.
+fn reused(
+    out: &str,
+    network: &str,
+    key: &[u8; 32],
+    stale: &Stale,
+) -> Option<obligations::KeptProof> {
     use hilbert_frontend::input;
     let path = proof_path(out, network);
     let say = |why: String| {
@@ -239,7 +376,20 @@ fn reused(out: &str, network: &str, key: &[u8; 32], stale: &Stale) -> Option<Vec
             "`{cert_path}` is not the certificate its proof file names (damaged, or written by another build)"
         ));
     }
-    Some(bytes)
+    let results = match &kept["results"] {
+        serde_json::Value::Null => None,
+        v => match v
+            .as_array()
+            .and_then(|r| r.iter().map(read_result).collect())
+        {
+            Some(results) => Some(results),
+            None => return say(format!("`{path}` is damaged (its results are not read)")),
+        },
+    };
+    Some(obligations::KeptProof {
+        certificate: bytes,
+        results,
+    })
 }
 
 /// The networks whose kept proof a build found stale, and why: said on standard error, and
@@ -339,7 +489,12 @@ const TRUNCATED: &str = "the certificate lists only the states explored before a
 /// Writes every certificate under `out`, reads it back and hands it to the kernel, which checks
 /// it against the sources and the IR they lower to, and then whether the admitted certificates
 /// cover every network of that IR.
-fn kernel(proofs: &Proofs, out: &str, ir: Option<&Ir>) -> Result<KernelWords, String> {
+fn kernel(
+    proofs: &Proofs,
+    out: &str,
+    ir: Option<&Ir>,
+    progress: &crate::progress::Progress,
+) -> Result<KernelWords, String> {
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create `{out}`: {e}"))?;
     remove_stale_temporaries(out);
     let started = Instant::now();
@@ -356,7 +511,12 @@ fn kernel(proofs: &Proofs, out: &str, ir: Option<&Ir>) -> Result<KernelWords, St
     // expected, and said as such rather than as the state where the table stops.
     let bounded =
         |t: &Theorem| matches!(&t.status, Status::Unproved(r) if obligations::passed_a_bound(r));
-    for c in &proofs.certificates {
+    for (k, c) in proofs.certificates.iter().enumerate() {
+        progress.phase(
+            "kernel: checking the certificate of",
+            Some((&c.name, k + 1, proofs.certificates.len())),
+            false,
+        );
         let path = format!("{}/{}.cert", out.trim_end_matches('/'), c.name);
         let mine: Vec<usize> = by_network.remove(c.name.as_str()).unwrap_or_default();
         // What the certificate must be: the slice of this network of the IR the sources lower
@@ -370,11 +530,14 @@ fn kernel(proofs: &Proofs, out: &str, ir: Option<&Ir>) -> Result<KernelWords, St
             ir: &slice,
         };
         if let Some(why) = &c.withheld {
-            // Not a certificate of an earlier build either: it would not be of these sources.
-            match std::fs::remove_file(&path) {
-                Ok(()) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(format!("cannot remove the stale `{path}`: {e}")),
+            // Not a certificate of an earlier build either, nor what it kept: they would not
+            // be of these sources.
+            for path in [&path, &proof_path(out, &c.name)] {
+                match std::fs::remove_file(path) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(format!("cannot remove the stale `{path}`: {e}")),
+                }
             }
             let word = KernelWord {
                 admitted: false,
@@ -405,14 +568,7 @@ fn kernel(proofs: &Proofs, out: &str, ir: Option<&Ir>) -> Result<KernelWords, St
                 (report, clock.elapsed().as_secs_f64(), phase.end(), written)
             }
         };
-        keep_proof(
-            out,
-            c,
-            &written,
-            &proofs.theorems,
-            &mine,
-            report.admitted.is_some(),
-        )?;
+        keep_proof(out, c, &written, &proofs.theorems, &mine, &report)?;
         tokens.extend(report.admitted.clone());
         let verdict = report.obligations.iter().find(|(n, _)| *n == c.frame);
         let word = match (&report.invalid, verdict) {
@@ -510,6 +666,25 @@ fn kernel(proofs: &Proofs, out: &str, ir: Option<&Ir>) -> Result<KernelWords, St
 /// Runs the command and returns its exit code.
 pub fn run(args: &Args) -> u8 {
     let begun = Instant::now();
+    if let Err(code) = output::check_reports(&args.reports) {
+        return code;
+    }
+    let when = if args.quiet {
+        crate::progress::When::Never
+    } else {
+        args.progress
+    };
+    let progress = match crate::progress::Progress::start(when) {
+        Ok(p) => p,
+        Err(e) => {
+            return output::fail(
+                output::Kind::Usage,
+                &e,
+                "set it to the seconds between progress lines off a terminal (such as 30), or unset it for 10",
+            );
+        }
+    };
+    progress.phase("checking the sources", None, false);
     let (loaded, inputs) = match load_project(&args.paths) {
         Ok(x) => x,
         Err(code) => return code,
@@ -557,8 +732,9 @@ pub fn run(args: &Args) -> u8 {
         .iter()
         .map(|i| source_digest(&i.path, &i.sha256))
         .collect();
-    let progress = Progress::start();
     let stale = Stale::default();
+    let networks = checked.ir.as_ref().map_or(0, |ir| ir.networks.len());
+    let proving = std::cell::Cell::new(0usize);
     let proofs = match &checked.ir {
         Some(ir) if !checked.has_errors() => obligations::prove_reusing(
             ir,
@@ -568,6 +744,8 @@ pub fn run(args: &Args) -> u8 {
             limits,
             hilbert_prover::explore::Explorer::Fast,
             &|name, key| {
+                proving.set(proving.get() + 1);
+                progress.phase("proving", Some((name, proving.get(), networks)), true);
                 if args.fresh {
                     None
                 } else {
@@ -577,7 +755,6 @@ pub fn run(args: &Args) -> u8 {
         ),
         _ => Proofs::default(),
     };
-    drop(progress);
     let mut stale = stale.into_inner();
     stale.extend(proofs.stale.iter().cloned());
     for (network, why) in &stale {
@@ -618,24 +795,25 @@ pub fn run(args: &Args) -> u8 {
         .iter()
         .any(|t| matches!(&t.status, Status::Unproved(r) if obligations::passed_a_bound(r)));
     let ir = checked.ir.as_ref().filter(|_| !checked.has_errors());
-    let (words, all_certificates, kernel_seconds, frames) = match kernel(&proofs, &args.out, ir) {
-        Ok(k) => k,
-        Err(e) => {
-            return output::fail_at(
-                output::Kind::Output,
-                &args.out,
-                &e,
-                "choose a writable directory with --out DIR",
-            );
-        }
-    };
+    let (words, all_certificates, kernel_seconds, frames) =
+        match kernel(&proofs, &args.out, ir, &progress) {
+            Ok(k) => k,
+            Err(e) => {
+                return output::fail_at(
+                    output::Kind::Output,
+                    &args.out,
+                    &e,
+                    "choose a writable directory with --out DIR",
+                );
+            }
+        };
     // Only the kernel admits: every theorem admitted by it, every certificate admitted, no error,
     // and no warning when warnings are denied.
     let admitted = summary.errors == 0
         && !(args.deny_warnings && summary.warnings > 0)
         && all_certificates
         && words.iter().all(|w| w.as_ref().is_some_and(|w| w.admitted));
-    let text = match args.format {
+    let render = |format: Format, color: bool| match format {
         Format::Human => human(
             &loaded.sources,
             &diagnostics,
@@ -645,6 +823,7 @@ pub fn run(args: &Args) -> u8 {
             admitted,
             summary,
             args,
+            color,
         ),
         Format::Json => json(
             &loaded.sources,
@@ -661,7 +840,7 @@ pub fn run(args: &Args) -> u8 {
         Format::Sarif => sarif::build_report(
             &loaded.sources,
             &diagnostics,
-            &sarif_theorems(&proofs, &words, &checked.program),
+            &sarif_theorems(&proofs, &words, &checked.program, &loaded.sources),
         ),
         Format::Junit => {
             let check = junit::check_suite(
@@ -670,11 +849,25 @@ pub fn run(args: &Args) -> u8 {
                 args.deny_warnings,
                 (started - begun).as_secs_f64(),
             );
-            let suites = junit_suites(check, &proofs, &words, &frames, admitted);
+            let binding_at = |network: &str| {
+                binding_span(&checked.program, network).map(|span| {
+                    let at = crate::check::locate(&loaded.sources, span);
+                    (at.file, at.line)
+                })
+            };
+            let suites = junit_suites(check, &proofs, &words, &frames, admitted, &binding_at);
             junit::report("hilbert build", begun.elapsed().as_secs_f64(), &suites)
         }
     };
-    output::stdout(&text);
+    progress.phase("writing the reports", None, false);
+    if let Err(code) = output::write_reports(&args.reports, &|f| render(f, false)) {
+        return code;
+    }
+    // The terminal's progress line is erased before the report.
+    drop(progress);
+    if !args.quiet {
+        output::stdout(&render(args.format, args.color.enabled()));
+    }
     if let Some(code) = crate::check::memory_stop(&checked.smt) {
         return code;
     }
@@ -695,8 +888,8 @@ fn human(
     admitted: bool,
     summary: Summary,
     args: &Args,
+    color: bool,
 ) -> String {
-    let color = args.color.enabled();
     let mut text = crate::check::render_capped(diagnostics, sources, color);
     if summary.errors > 0 {
         text.push_str(&summary.render(args.deny_warnings, color));
@@ -725,8 +918,15 @@ fn human(
         } else {
             "no certificate".to_string()
         };
-        let work = if n.reused {
+        let proved = proofs
+            .theorems
+            .iter()
+            .filter(|t| t.network == n.network)
+            .all(|t| matches!(t.status, Status::Proved));
+        let work = if n.reused && proved {
             "reused: proved by an earlier build, not explored again".to_string()
+        } else if n.reused {
+            "reused: decided by an earlier build, not explored again (its certificate re-checked by the kernel, its counterexamples replayed)".to_string()
         } else {
             format!(
                 "explore and prove {:.2} s, peak {}",
@@ -894,7 +1094,74 @@ fn show_counterexample(cex: &Counterexample) -> String {
         ));
     }
     text.push_str(&format!("    => {}\n", cex.conclusion));
+    for b in &cex.blocked {
+        text.push_str(&format!("       {b}\n"));
+    }
     text
+}
+
+/// Where the steps of counterexamples happen in the `.hk` files: the send or the receive of a
+/// site's channel in its plan (the first in the plan's text, body then handlers), or the plan's
+/// name. Each plan file is parsed again once, when a step first needs it (the trees are dropped
+/// after lowering).
+struct Sites<'a> {
+    program: &'a hilbert_frontend::check::Program,
+    sources: &'a SourceMap,
+    parsed: std::cell::RefCell<
+        std::collections::HashMap<String, Option<hilbert_frontend::syntax::ast::PlanFile>>,
+    >,
+}
+
+impl Sites<'_> {
+    /// The span of a step's site: its send (`send`) or receive on its channel, else its plan's
+    /// name; `None` when the plan is not found.
+    fn span(&self, site: &obligations::Site, send: bool) -> Option<hilbert_frontend::Span> {
+        use hilbert_frontend::syntax::ast::{Module, Proc, ProcKind};
+        let file = self
+            .program
+            .plan_files
+            .iter()
+            .find(|f| f.stem == site.file)?;
+        let declared = file
+            .plans
+            .iter()
+            .find(|p| p.name == site.plan && !p.duplicate)?;
+        let Some(channel) = &site.channel else {
+            return Some(declared.span);
+        };
+        let mut parsed = self.parsed.borrow_mut();
+        let tree =
+            parsed.entry(site.file.clone()).or_insert_with(
+                || match hilbert_frontend::syntax::parse(self.sources.get(file.file)).0 {
+                    Module::Plans(p) => Some(p),
+                    _ => None,
+                },
+            );
+        fn find(p: &Proc, channel: &str, send: bool) -> Option<hilbert_frontend::Span> {
+            match &p.kind {
+                ProcKind::Send { chan, .. } if send && chan.name == *channel => Some(p.span),
+                ProcKind::Recv { chan, .. } if !send && chan.name == *channel => Some(p.span),
+                ProcKind::Parallel(ps) | ProcKind::Choice(ps) | ProcKind::Seq(ps) => {
+                    ps.iter().find_map(|q| find(q, channel, send))
+                }
+                ProcKind::Interrupt(a, b) => {
+                    find(a, channel, send).or_else(|| find(b, channel, send))
+                }
+                ProcKind::Labelled(_, q) => find(q, channel, send),
+                _ => None,
+            }
+        }
+        let plan = tree
+            .as_ref()?
+            .plans
+            .iter()
+            .find(|p| p.name.name == *site.plan.as_str())?;
+        plan.body
+            .iter()
+            .chain(plan.handlers.iter().map(|h| &h.body))
+            .find_map(|p| find(p, channel, send))
+            .or(Some(declared.span))
+    }
 }
 
 /// A counterexample as lines, for the SARIF log's code flow: `1. Feed → Build: parts.1 +made(1)`
@@ -921,8 +1188,60 @@ fn counterexample_lines(c: &Counterexample) -> Vec<String> {
     if c.steps.is_empty() {
         lines.push("(the scene's first state)".to_string());
     }
-    lines.push(format!("⇒ {}", c.conclusion));
+    if c.blocked.is_empty() {
+        lines.push(format!("⇒ {}", c.conclusion));
+    } else {
+        lines.push(format!("⇒ {}: {}", c.conclusion, c.blocked.join("; ")));
+    }
     lines
+}
+
+/// Where the binding of `network` (`Agent.Binding`) is written: `plan Go ↦ P1.Run`.
+fn binding_span(
+    program: &hilbert_frontend::check::Program,
+    network: &str,
+) -> Option<hilbert_frontend::Span> {
+    program.agents.iter().find_map(|a| {
+        a.bindings
+            .iter()
+            .find(|b| format!("{}.{}", a.name, b.name) == network)
+            .map(|b| b.span)
+    })
+}
+
+/// A refuted theorem's one-line message for a dashboard that shows only messages: what is wrong
+/// at the end and the steps that lead there (the whole counterexample, up to 2,000 characters;
+/// the failure's text has it all, with the belief changes).
+fn refuted_message(c: &Counterexample) -> String {
+    const MOST: usize = 2000;
+    let steps: Vec<String> = c
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(k, s)| {
+            let cycle = if c.cycle_from == Some(k) {
+                "(from here, forever) "
+            } else {
+                ""
+            };
+            format!("{}. {cycle}{}: {}", k + 1, s.process, s.event)
+        })
+        .collect();
+    let mut message = if steps.is_empty() {
+        format!("{} (in the scene's first state)", c.conclusion)
+    } else {
+        format!(
+            "{} — after {} step{}: {}",
+            c.conclusion,
+            steps.len(),
+            if steps.len() == 1 { "" } else { "s" },
+            steps.join("; ")
+        )
+    };
+    if message.chars().count() > MOST {
+        message = message.chars().take(MOST - 1).collect::<String>() + "…";
+    }
+    message
 }
 
 /// Every theorem the kernel did not admit, of every network, as a result of the SARIF log,
@@ -931,15 +1250,14 @@ fn sarif_theorems(
     proofs: &Proofs,
     words: &[Option<KernelWord>],
     program: &hilbert_frontend::check::Program,
+    sources: &SourceMap,
 ) -> Vec<sarif::TheoremResult> {
-    let binding = |network: &str| {
-        program.agents.iter().find_map(|a| {
-            a.bindings
-                .iter()
-                .find(|b| format!("{}.{}", a.name, b.name) == network)
-                .map(|b| b.span)
-        })
+    let sites = Sites {
+        program,
+        sources,
+        parsed: Default::default(),
     };
+    let binding = |network: &str| binding_span(program, network);
     proofs
         .theorems
         .iter()
@@ -969,8 +1287,28 @@ fn sarif_theorems(
                     ),
                 ),
             };
+            // Each step at its send (a rendezvous: the receive is named in its text) or its
+            // plan; the conclusion, at the binding.
             let steps = match &t.status {
-                Status::Refuted(c) => counterexample_lines(c),
+                Status::Refuted(c) => {
+                    let mut lines = counterexample_lines(c);
+                    for (line, step) in lines.iter_mut().zip(&c.steps) {
+                        if let [_, receiver] = &step.sites[..]
+                            && let Some(at) = sites.span(receiver, false)
+                        {
+                            let l = sarif::locate_line(sources, at);
+                            line.push_str(&format!(" (received at {l})"));
+                        }
+                    }
+                    let spans = c
+                        .steps
+                        .iter()
+                        .map(|s| s.sites.first().and_then(|site| sites.span(site, true)));
+                    lines
+                        .into_iter()
+                        .zip(spans.chain(std::iter::repeat(None)))
+                        .collect()
+                }
                 _ => Vec::new(),
             };
             sarif::TheoremResult {
@@ -1003,6 +1341,7 @@ fn junit_suites(
     words: &[Option<KernelWord>],
     frames: &[FrameWord],
     admitted: bool,
+    binding_at: &dyn Fn(&str) -> Option<(String, usize)>,
 ) -> Vec<junit::Suite> {
     use junit::{Case, Outcome, Suite};
     // The human report's labels and padding: a case's text is that report's, word for word.
@@ -1034,6 +1373,7 @@ fn junit_suites(
         stats.iter().map(|n| (n.network, n)).collect();
     let mut suites = vec![check];
     for network in order {
+        let location = binding_at(network);
         let mine = theorems.remove(network).unwrap_or_default();
         let frame = frame_of.get(network).copied();
         let stat = stat_of.get(network).copied();
@@ -1065,7 +1405,7 @@ fn junit_suites(
                 _ if word.is_some_and(|w| w.admitted) => Outcome::Passed,
                 Status::Refuted(c) => Outcome::Failure {
                     kind: "refuted".into(),
-                    message: c.conclusion.clone(),
+                    message: refuted_message(c),
                 },
                 Status::Unproved(reason) => Outcome::Error {
                     kind: "unproved".into(),
@@ -1079,6 +1419,7 @@ fn junit_suites(
             cases.push(Case {
                 name,
                 classname: network.to_string(),
+                location: location.clone(),
                 time,
                 outcome,
                 text,
@@ -1102,6 +1443,7 @@ fn junit_suites(
             cases.push(Case {
                 name: f.obligation.clone(),
                 classname: network.to_string(),
+                location: location.clone(),
                 time,
                 outcome,
                 text: frame_text(f),
@@ -1137,6 +1479,7 @@ fn junit_suites(
             cases: vec![Case {
                 name: "admitted".to_string(),
                 classname: "admission".to_string(),
+                location: None,
                 time: 0.0,
                 outcome: Outcome::Failure {
                     kind: "refused".into(),
@@ -1191,6 +1534,8 @@ struct CexJson<'a> {
     steps: Vec<StepJson<'a>>,
     cycle_from: Option<usize>,
     conclusion: &'a str,
+    /// At a deadlock, what each waiting process waits for.
+    blocked: &'a [String],
 }
 
 #[derive(Serialize)]
@@ -1300,6 +1645,7 @@ fn theorem<'a>(t: &'a Theorem, w: Option<&KernelWord>) -> TheoremJson<'a> {
                     .collect(),
                 cycle_from: c.cycle_from,
                 conclusion: &c.conclusion,
+                blocked: &c.blocked,
             }),
             _ => None,
         },
@@ -1383,60 +1729,4 @@ fn unhex(hex: &str) -> [u8; 32] {
             .unwrap_or(0);
     }
     out
-}
-
-/// A one-line progress display on standard error while the networks are explored: only when
-/// standard error is a terminal, so scripts and CI see nothing. It shows the states found so far
-/// by the exploration running now, every quarter of a second, and is erased when done.
-struct Progress {
-    stop: Option<std::sync::mpsc::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Progress {
-    fn start() -> Progress {
-        use std::io::{IsTerminal, Write};
-        if !std::io::stderr().is_terminal() {
-            return Progress {
-                stop: None,
-                thread: None,
-            };
-        }
-        let (tx, rx) = std::sync::mpsc::channel::<()>();
-        let thread = std::thread::spawn(move || {
-            let started = Instant::now();
-            let mut shown = false;
-            while rx
-                .recv_timeout(std::time::Duration::from_millis(250))
-                .is_err()
-            {
-                let states =
-                    hilbert_prover::explore::PROGRESS.load(std::sync::atomic::Ordering::Relaxed);
-                let secs = started.elapsed().as_secs_f64();
-                let _ = write!(
-                    std::io::stderr(),
-                    "\r  exploring: {states} states, {secs:.1} s "
-                );
-                shown = true;
-            }
-            if shown {
-                let _ = write!(std::io::stderr(), "\r{:60}\r", "");
-            }
-        });
-        Progress {
-            stop: Some(tx),
-            thread: Some(thread),
-        }
-    }
-}
-
-impl Drop for Progress {
-    fn drop(&mut self) {
-        if let Some(tx) = self.stop.take() {
-            let _ = tx.send(());
-        }
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
 }

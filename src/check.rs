@@ -19,6 +19,15 @@ pub struct Args {
     /// How to write the report.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
+    /// Also write a report in FORMAT to FILE (`json`, `sarif`, `junit` or `human`), beside the
+    /// one on standard output: `--report sarif=hilbert.sarif --report junit=hilbert-junit.xml`.
+    /// Repeatable; each file is written whole, and a failing check still writes its reports.
+    #[arg(long = "report", value_name = "FORMAT=FILE", value_parser = crate::output::report_arg::<Format>)]
+    reports: Vec<crate::output::ReportTo<Format>>,
+    /// Write no report on standard output: the exit code (and any --report file) says it all;
+    /// errors still go to standard error.
+    #[arg(short, long)]
+    quiet: bool,
     /// Treat warnings as errors: any warning makes the check fail (exit code 1).
     #[arg(long)]
     deny_warnings: bool,
@@ -137,6 +146,9 @@ pub fn check_with_params(
 /// Runs the command and returns its exit code.
 pub fn run(args: &Args) -> u8 {
     let begun = std::time::Instant::now();
+    if let Err(code) = output::check_reports(&args.reports) {
+        return code;
+    }
     let (loaded, inputs) = match load_project(&args.paths) {
         Ok(x) => x,
         Err(code) => return code,
@@ -156,9 +168,8 @@ pub fn run(args: &Args) -> u8 {
     };
     let summary = Summary::of(&checked.diagnostics, loaded.sources.files().len());
     let clean = is_clean(summary, args.deny_warnings);
-    let text = match args.format {
+    let render = |format: Format, color: bool| match format {
         Format::Human => {
-            let color = args.color.enabled();
             let mut text = render_capped(&checked.diagnostics, &loaded.sources, color);
             text.push_str(&summary.render(args.deny_warnings, color));
             text
@@ -176,7 +187,12 @@ pub fn run(args: &Args) -> u8 {
             junit::report("hilbert check", seconds, &[suite])
         }
     };
-    output::stdout(&text);
+    if let Err(code) = output::write_reports(&args.reports, &|f| render(f, false)) {
+        return code;
+    }
+    if !args.quiet {
+        output::stdout(&render(args.format, args.color.enabled()));
+    }
     if let Some(code) = memory_stop(&checked.smt) {
         return code;
     }

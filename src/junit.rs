@@ -41,6 +41,10 @@ pub struct Case {
     pub name: String,
     /// The `classname`: the suite's network (`Agent.Binding`), or `check`.
     pub classname: String,
+    /// The `file` and `line` attributes, where a dashboard annotates the case: a theorem's
+    /// network binding in its `.ha` file, a checked file's first error (or the file alone, at
+    /// line 1).
+    pub location: Option<(String, usize)>,
     /// Seconds.
     pub time: f64,
     /// Passed, failed or in error.
@@ -129,6 +133,9 @@ pub fn report(name: &str, seconds: f64, suites: &[Suite]) -> String {
                 attr(&c.classname),
                 time(c.time)
             ));
+            if let Some((file, line)) = &c.location {
+                xml.push_str(&format!(" file=\"{}\" line=\"{line}\"", attr(file)));
+            }
             let (element, kind, message) = match &c.outcome {
                 Outcome::Passed if c.text.is_empty() => {
                     xml.push_str("/>\n");
@@ -233,7 +240,7 @@ pub fn check_suite(
         .zip(&by_file)
         .enumerate()
         .filter(|(i, (_, mine))| *i < files.len() || !mine.is_empty())
-        .map(|(_, (name, mine))| {
+        .map(|(i, (name, mine))| {
             let errors = mine
                 .iter()
                 .filter(|d| d.severity == Severity::Error)
@@ -261,9 +268,16 @@ pub fn check_suite(
             } else {
                 Outcome::Passed
             };
+            // The file, at its first error (or the first diagnostic that fails it), else at 1.
+            let line = mine
+                .iter()
+                .find(|d| d.severity == Severity::Error)
+                .or(mine.first())
+                .map_or(1, |d| crate::check::locate(sources, d.span).line);
             Case {
                 name: name.to_string(),
                 classname: "check".to_string(),
+                location: (i < files.len()).then(|| (name.to_string(), line)),
                 time: share(seconds, files.len()),
                 outcome,
                 text,
@@ -307,6 +321,7 @@ mod tests {
         let case = |outcome| Case {
             name: "n".into(),
             classname: "A.B".into(),
+            location: None,
             time: 0.5,
             outcome,
             text: String::new(),

@@ -12,6 +12,7 @@ mod explain;
 mod json;
 mod junit;
 mod output;
+mod progress;
 mod run;
 mod sarif;
 mod trace;
@@ -26,9 +27,30 @@ use std::process::ExitCode;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// `--version`: the version, and the commit and date it was built from (from git by `build.rs`;
+/// `unknown` when built without git).
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("HILBERT_COMMIT"),
+    ", ",
+    env!("HILBERT_COMMIT_DATE"),
+    ")"
+);
+
+/// What every `--help` ends with: the exit codes (docs/cli.md, "Exit codes").
+const EXIT_CODES: &str = "Exit codes:
+  0    admitted (build, verify), clean (check), run finished, replay matched, bench as expected
+  1    refused: an error, a theorem refuted or unproved, a certificate refused, a replay mismatch
+  2    a usage or environment error, or a resource bound passed (--max-states, --max-memory)
+  3    replay: the journal ends early, every entry it holds matched
+  130, 143, 129    run interrupted by SIGINT, SIGTERM, SIGHUP
+
+The contract of every command is docs/cli.md.";
+
 /// A verifier for BDI agents written in three dialects: `.ha` agents, `.hk` plans, `.hb` values.
 #[derive(Parser, Debug)]
-#[command(name = "hilbert", version)]
+#[command(name = "hilbert", version = VERSION, after_help = EXIT_CODES)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -37,19 +59,40 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Parse and check the sources, without exploring the plan networks.
+    #[command(after_help = concat!("Example:\n  hilbert check examples/production-line --deny-warnings\n\n", "Exit codes: 0 clean, 1 an error (or a warning under --deny-warnings), 2 a usage or environment error."))]
     Check(check::Args),
     /// Check, explore every plan network, and prove its obligations.
+    #[command(after_help = concat!("Example (a CI gate that writes its reports):\n  hilbert build examples/production-line --out target/hilbert --report sarif=hilbert.sarif --report junit=hilbert-junit.xml\n\n", "Exit codes: 0 admitted, 1 refused, 2 a usage or environment error or a bound passed."))]
     Build(build::Args),
     /// Re-check certificates with the kernel alone (for auditors).
+    #[command(after_help = concat!("Example:\n  hilbert verify target/hilbert/*.cert --sources examples/production-line\n\n", "Exit codes: 0 every certificate admitted (and the sources covered), 1 refused or invalid, 2 a usage or environment error."))]
     Verify(verify::Args),
     /// Run an agent through a scenario: a readable trace, and the journal.
+    #[command(after_help = concat!("Example:\n  hilbert run examples/production-line --agent Operator --scenario examples/production-line/scenarios/alarm-at-2.json --journal run.jsonl\n\n", "Exit codes: 0 finished, 1 not admitted or the project has errors, 2 a usage or environment error or a bound passed, 130/143/129 interrupted."))]
     Run(run::RunArgs),
     /// Re-run a journal and confirm every step matches.
+    #[command(after_help = concat!("Example:\n  hilbert replay run.jsonl\n\n", "Exit codes: 0 matched, 1 a mismatch, 2 a usage or environment error, 3 the journal ends early."))]
     Replay(run::ReplayArgs),
     /// Run the benchmark suite: a table of states, times, memory and verdicts.
+    #[command(after_help = concat!("Example:\n  hilbert bench smoke --plot target/plots\n\n", "Exit codes: 0 every verdict as expected, 1 a verdict differs or a row failed, 2 a usage or environment error."))]
     Bench(bench::Args),
     /// Say what a diagnostic code means, with an example and the fix.
+    #[command(after_help = concat!("Example:\n  hilbert explain HK0006\n\n", "Exit codes: 0 explained, 2 not a documented code."))]
     Explain(explain::Args),
+    /// Print a shell completion script for hilbert on standard output.
+    #[command(after_help = concat!("Example (bash; docs/cli.md gives the others):\n  hilbert completions bash > ~/.local/share/bash-completion/completions/hilbert\n\n", "Exit codes: 0 written, 2 an unknown shell."))]
+    Completions(CompletionsArgs),
+    /// Print hilbert's manual page (roff) on standard output.
+    #[command(after_help = concat!("Example:\n  mkdir -p ~/.local/share/man/man1 && hilbert man > ~/.local/share/man/man1/hilbert.1\n\n", "Exit codes: 0 written."))]
+    Man,
+}
+
+/// The options of `hilbert completions`.
+#[derive(clap::Args, Debug)]
+struct CompletionsArgs {
+    /// The shell to complete in.
+    #[arg(value_enum)]
+    shell: clap_complete::Shell,
 }
 
 /// How a report is written.
@@ -84,6 +127,26 @@ fn main() -> ExitCode {
         Command::Replay(args) => run::replay(&args),
         Command::Bench(args) => bench::run(&args),
         Command::Explain(args) => explain::run(&args),
+        Command::Completions(args) => {
+            let mut text = Vec::new();
+            clap_complete::generate(args.shell, &mut Cli::command(), "hilbert", &mut text);
+            output::stdout(&String::from_utf8_lossy(&text));
+            0
+        }
+        Command::Man => {
+            let mut text = Vec::new();
+            match clap_mangen::Man::new(Cli::command()).render(&mut text) {
+                Ok(()) => {
+                    output::stdout(&String::from_utf8_lossy(&text));
+                    0
+                }
+                Err(e) => output::fail(
+                    output::Kind::System,
+                    &format!("cannot render the manual page: {e}"),
+                    "",
+                ),
+            }
+        }
     };
     // A report that could not be written (a full disk) is an environment error.
     ExitCode::from(output::write_failure().unwrap_or(code))

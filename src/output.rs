@@ -186,3 +186,77 @@ pub fn asks_for_json<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> bool {
     }
     json
 }
+
+/// One `--report FORMAT=FILE`: a report in another format than standard output's, written to a
+/// file by the same run (so that a pipeline gets every report, and the gate's exit code, from
+/// one build).
+#[derive(Clone, Debug)]
+pub struct ReportTo<F> {
+    /// The report's format.
+    pub format: F,
+    /// The file it is written to, whole or not at all.
+    pub path: String,
+}
+
+/// The value parser of `--report FORMAT=FILE`.
+pub fn report_arg<F: clap::ValueEnum>(text: &str) -> Result<ReportTo<F>, String> {
+    let names: Vec<String> = F::value_variants()
+        .iter()
+        .filter_map(|v| v.to_possible_value())
+        .map(|v| v.get_name().to_string())
+        .collect();
+    let Some((format, path)) = text.split_once('=') else {
+        return Err(format!(
+            "expected FORMAT=FILE, such as junit=hilbert-junit.xml (FORMAT one of {})",
+            names.join(", ")
+        ));
+    };
+    let format = F::from_str(format, true).map_err(|_| {
+        format!(
+            "`{format}` is not a report format: FORMAT is one of {}",
+            names.join(", ")
+        )
+    })?;
+    path_arg(path).map(|path| ReportTo { format, path })
+}
+
+/// A usage error when two `--report`s name one file (one would overwrite the other), said
+/// before any work is done.
+pub fn check_reports<F>(reports: &[ReportTo<F>]) -> Result<(), u8> {
+    let mut seen = std::collections::HashSet::new();
+    for r in reports {
+        // `r.json` and `./r.json` are one file.
+        let path: std::path::PathBuf = std::path::Path::new(&r.path)
+            .components()
+            .filter(|c| *c != std::path::Component::CurDir)
+            .collect();
+        if !seen.insert(path) {
+            return Err(fail_at(
+                Kind::Usage,
+                &r.path,
+                &format!("two --report flags name the file `{}`", r.path),
+                "give each report a file of its own",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Writes every `--report` file, each rendered by `render`, whole or not at all. A file that
+/// cannot be written is an environment error (exit code 2) naming it.
+pub fn write_reports<F: Copy>(
+    reports: &[ReportTo<F>],
+    render: &dyn Fn(F) -> String,
+) -> Result<(), u8> {
+    for r in reports {
+        if let Err(e) = write_whole(std::path::Path::new(&r.path), render(r.format)) {
+            return Err(fail_at(
+                Kind::Output,
+                &r.path,
+                &format!("cannot write the report `{}`: {e}", r.path),
+                "choose a writable file with --report FORMAT=FILE",
+            ));
+        }
+    }
+    Ok(())
+}

@@ -77,9 +77,39 @@ pub struct TheoremResult {
     /// The result's property bag: the network, the theorem and its status.
     pub properties: Value,
     /// For a refuted theorem, its counterexample as lines: each step from the scene, then what
-    /// is wrong at the end. Written as the result's `codeFlows` (one thread flow, a location per
-    /// line, at the network's binding, in order).
-    pub steps: Vec<String>,
+    /// is wrong at the end, each with where it happens (a step at its send or receive in the
+    /// `.hk` plan, or its plan; the end, and a step with no place, at the network's binding).
+    /// Written as the result's `codeFlows` (one thread flow, a location per line, in order).
+    pub steps: Vec<(String, Option<Span>)>,
+}
+
+/// The id of the base of the log's relative URIs (`originalUriBaseIds`).
+const ROOT_ID: &str = "SRCROOT";
+
+/// The directory the log's paths are relative to: the root of the git work tree the current
+/// directory is in (where code scanning and a pull request's view resolve paths), else the
+/// current directory. `None` when the current directory cannot be read.
+fn source_root() -> Option<std::path::PathBuf> {
+    let cwd = std::env::current_dir().ok()?;
+    let root = cwd
+        .ancestors()
+        .find(|d| d.join(".git").exists())
+        .unwrap_or(&cwd)
+        .to_path_buf();
+    Some(root)
+}
+
+/// A fingerprint of a result that survives edits elsewhere in its file: the SHA-256 of what
+/// identifies it, in hex (`partialFingerprints`, which code scanning uses to follow a result
+/// from run to run instead of its line).
+fn fingerprint(parts: &[&str]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut hash = Sha256::new();
+    for p in parts {
+        hash.update((p.len() as u64).to_le_bytes());
+        hash.update(p.as_bytes());
+    }
+    hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The log as pretty-printed JSON, ending with a newline.
@@ -101,11 +131,13 @@ pub fn build_report(
         .iter()
         .map(|&(code, severity)| rule(code, severity))
         .collect();
+    let root = source_root();
+    let root = root.as_deref();
     let mut results: Vec<Value> = diagnostics
         .iter()
         .map(|d| {
             let index = codes.iter().position(|(c, _)| *c == d.code).unwrap_or(0);
-            result(sources, d, index)
+            result(sources, d, index, root)
         })
         .collect();
     let mut theorem_rules: Vec<TheoremRule> = theorems.iter().map(|t| t.rule).collect();
@@ -114,25 +146,34 @@ pub fn build_report(
     rules.extend(theorem_rules.iter().map(|r| r.rule()));
     for t in theorems {
         let index = codes.len() + theorem_rules.iter().position(|r| *r == t.rule).unwrap_or(0);
+        let network = t.properties["network"].as_str().unwrap_or_default();
+        let theorem = t.properties["theorem"].as_str().unwrap_or_default();
+        let statement = t.properties["statement"].as_str().unwrap_or_default();
         let mut result = json!({
             "ruleId": t.rule.id(),
             "ruleIndex": index,
             "level": "error",
             "message": {"text": t.message},
+            // A theorem is known by its network, its name and its statement (names repeat
+            // within a network only with another statement): not by the line of its binding.
+            "partialFingerprints": {
+                "hilbert/theorem/v1": fingerprint(&[t.rule.id(), network, theorem, statement]),
+            },
             "properties": t.properties,
         });
         if let Some(span) = t.span {
-            result["locations"] = json!([{"physicalLocation": physical(&locate(sources, span))}]);
+            result["locations"] =
+                json!([{"physicalLocation": physical(&locate(sources, span), root)}]);
         }
         if !t.steps.is_empty() {
             let locations: Vec<Value> = t
                 .steps
                 .iter()
                 .enumerate()
-                .map(|(k, line)| {
+                .map(|(k, (line, at))| {
                     let mut location = json!({"message": {"text": line}});
-                    if let Some(span) = t.span {
-                        location["physicalLocation"] = physical(&locate(sources, span));
+                    if let Some(span) = at.or(t.span) {
+                        location["physicalLocation"] = physical(&locate(sources, span), root);
                     }
                     json!({"location": location, "executionOrder": k + 1})
                 })
@@ -156,12 +197,27 @@ pub fn build_report(
                 "rules": rules,
             }},
             "columnKind": "unicodeCodePoints",
+            "originalUriBaseIds": {
+                ROOT_ID: {
+                    "uri": root.map_or_else(|| "file:///".to_string(), |r| {
+                        let uri = artifact_uri(&r.to_string_lossy(), None);
+                        format!("{}/", uri.trim_end_matches('/'))
+                    }),
+                    "description": {"text": "The root of the git work tree the command ran in (or its directory): the paths of the results are relative to it."},
+                },
+            },
             "results": results,
         }],
     });
     let mut text = serde_json::to_string_pretty(&log).unwrap_or_default();
     text.push('\n');
     text
+}
+
+/// `file:line` of a span, as a step's text names a place.
+pub fn locate_line(sources: &SourceMap, span: Span) -> String {
+    let at = locate(sources, span);
+    format!("{}:{}", at.file, at.line)
 }
 
 fn level(severity: Severity) -> &'static str {
@@ -208,7 +264,12 @@ fn first_paragraph(markdown: &str) -> String {
     paragraph.join(" ")
 }
 
-fn result(sources: &SourceMap, d: &Diagnostic, rule_index: usize) -> Value {
+fn result(
+    sources: &SourceMap,
+    d: &Diagnostic,
+    rule_index: usize,
+    root: Option<&std::path::Path>,
+) -> Value {
     let related: Vec<Value> = d
         .secondary
         .iter()
@@ -217,16 +278,28 @@ fn result(sources: &SourceMap, d: &Diagnostic, rule_index: usize) -> Value {
             json!({
                 "id": i,
                 "message": {"text": l.message},
-                "physicalLocation": physical(&locate(sources, l.span)),
+                "physicalLocation": physical(&locate(sources, l.span), root),
             })
         })
         .collect();
+    let at = locate(sources, d.span);
+    // A diagnostic is known by its code, its file, its message and the text of its line (the
+    // line's number changes with an edit above it; its text does not).
+    let line_text = sources
+        .files()
+        .get(d.span.file.0 as usize)
+        .and_then(|f| f.text.lines().nth(at.line.saturating_sub(1)))
+        .unwrap_or_default()
+        .trim();
     let mut result = json!({
         "ruleId": d.code.to_string(),
         "ruleIndex": rule_index,
         "level": level(d.severity),
         "message": {"text": d.message},
-        "locations": [{"physicalLocation": physical(&locate(sources, d.span))}],
+        "locations": [{"physicalLocation": physical(&at, root)}],
+        "partialFingerprints": {
+            "hilbert/diagnostic/v1": fingerprint(&[&d.code.to_string(), &artifact_uri(&at.file, root), &d.message, line_text]),
+        },
     });
     if !related.is_empty() {
         result["relatedLocations"] = Value::Array(related);
@@ -234,9 +307,15 @@ fn result(sources: &SourceMap, d: &Diagnostic, rule_index: usize) -> Value {
     result
 }
 
-fn physical(at: &Location) -> Value {
+fn physical(at: &Location, root: Option<&std::path::Path>) -> Value {
+    let uri = artifact_uri(&at.file, root);
+    let artifact = if uri.starts_with("file:") {
+        json!({"uri": uri})
+    } else {
+        json!({"uri": uri, "uriBaseId": ROOT_ID})
+    };
     json!({
-        "artifactLocation": {"uri": artifact_uri(&at.file)},
+        "artifactLocation": artifact,
         "region": {
             "startLine": at.line,
             "startColumn": at.column,
@@ -246,23 +325,37 @@ fn physical(at: &Location) -> Value {
     })
 }
 
-/// A path as a URI reference: relative paths stay relative (with `/` separators and no leading
-/// `./`); an absolute path under the current directory is made relative to it; any other
-/// absolute path becomes a `file://` URI. Characters outside the URI's unreserved set are
-/// percent-encoded.
-pub fn artifact_uri(path: &str) -> String {
+/// A path as a URI reference relative to `root` (the log's `SRCROOT`): a path under it (a
+/// relative path is taken from the current directory, `.` and `..` components resolved as
+/// written) is made relative to it, with `/` separators; any other path becomes a `file://` URI
+/// (and so does every path when there is no root). Characters outside the URI's unreserved set
+/// are percent-encoded.
+pub fn artifact_uri(path: &str, root: Option<&std::path::Path>) -> String {
     let mut path = path.replace('\\', "/");
-    if path.starts_with('/')
-        && let Ok(cwd) = std::env::current_dir()
+    let cwd = std::env::current_dir().ok();
+    if !path.starts_with('/')
+        && let Some(cwd) = &cwd
     {
-        let cwd = cwd.to_string_lossy().replace('\\', "/");
-        let prefix = format!("{}/", cwd.trim_end_matches('/'));
+        path = format!("{}/{path}", cwd.to_string_lossy().trim_end_matches('/'));
+    }
+    // Lexically: `a/./b` is `a/b`, `a/x/../b` is `a/b`.
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            p => parts.push(p),
+        }
+    }
+    path = format!("/{}", parts.join("/"));
+    if let Some(root) = root {
+        let root = root.to_string_lossy().replace('\\', "/");
+        let prefix = format!("{}/", root.trim_end_matches('/'));
         if let Some(rest) = path.strip_prefix(&prefix) {
             path = rest.to_string();
         }
-    }
-    while let Some(rest) = path.strip_prefix("./") {
-        path = rest.to_string();
     }
     let encoded = percent_encode(&path);
     if path.starts_with('/') {
@@ -289,16 +382,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn uris_are_relative_with_forward_slashes_and_encoded() {
-        assert_eq!(artifact_uri("./examples/x/Line.hk"), "examples/x/Line.hk");
-        assert_eq!(artifact_uri("a\\b c.hk"), "a/b%20c.hk");
+    fn uris_are_relative_to_the_root_with_forward_slashes_and_encoded() {
+        let cwd = std::env::current_dir().unwrap();
+        let root = Some(cwd.as_path());
         assert_eq!(
-            artifact_uri("/nowhere-else/é.hk"),
+            artifact_uri("./examples/x/Line.hk", root),
+            "examples/x/Line.hk"
+        );
+        assert_eq!(artifact_uri("a\\b c.hk", root), "a/b%20c.hk");
+        assert_eq!(
+            artifact_uri("/nowhere-else/é.hk", root),
             "file:///nowhere-else/%C3%A9.hk"
         );
-        let cwd = std::env::current_dir().unwrap();
         let inside = format!("{}/sub/A.ha", cwd.display());
-        assert_eq!(artifact_uri(&inside), "sub/A.ha");
+        assert_eq!(artifact_uri(&inside, root), "sub/A.ha");
+        // Relative to a root above the current directory: the path from the root.
+        let above = cwd.parent().unwrap();
+        let name = cwd.file_name().unwrap().to_string_lossy();
+        assert_eq!(
+            artifact_uri("x/../A.ha", Some(above)),
+            format!("{}/A.ha", percent_encode(&name))
+        );
     }
 
     #[test]

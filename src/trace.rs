@@ -65,6 +65,44 @@ const LABEL: usize = 28;
 /// Belief changes listed per step before `… and N more`.
 const BELIEFS: usize = 6;
 
+/// A blocked process's line (`Dinner/Fork#1 waits to receive on put0`) as the process and what
+/// it waits for.
+fn blocked(line: &str) -> (&str, &str) {
+    line.split_once(" waits to ")
+        .map_or((line, ""), |(who, what)| (who, what))
+}
+
+/// `text` in lines of at most `width` characters, broken at spaces (a word longer than a line
+/// is cut into pieces).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(8);
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let mut word = word.to_string();
+        while word.chars().count() > width {
+            if !line.is_empty() {
+                lines.push(std::mem::take(&mut line));
+            }
+            let head: String = word.chars().take(width).collect();
+            word = word.chars().skip(width).collect();
+            lines.push(head);
+        }
+        let len = line.chars().count();
+        if len > 0 && len + 1 + word.chars().count() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(&word);
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
 fn cut(s: &str, n: usize) -> String {
     if s.chars().count() <= n {
         s.to_string()
@@ -96,6 +134,13 @@ pub fn svg(t: &Theorem, cex: &Counterexample) -> String {
             }
         }
     }
+    // A process that waits at the deadlock has a lifeline even if it never moved before.
+    for b in &cex.blocked {
+        let (who, _) = blocked(b);
+        if !lines.iter().any(|l| l == who) {
+            lines.push(who.to_string());
+        }
+    }
     if lines.is_empty() {
         lines.push("(the scene)".to_string());
     }
@@ -108,7 +153,23 @@ pub fn svg(t: &Theorem, cex: &Counterexample) -> String {
     let width = beliefs_x + 300.0;
     let rows = cex.steps.len() + 1;
     let bottom = top + row * rows as f64;
-    let height = bottom + 70.0;
+    // What is wrong at the end, wrapped to the chart's width (about 7 pixels a character), and
+    // room above it for what each blocked process waits for.
+    let conclusion = wrap(
+        &format!("⇒ {}", cex.conclusion),
+        ((width - 2.0 * left) / 7.0) as usize,
+    );
+    let waits = if cex.blocked.is_empty() { 0.0 } else { 56.0 };
+    // The statement, wrapped too: at most three lines, the rest cut.
+    let chars = ((width - 2.0 * left) / 6.5) as usize;
+    let mut statement = wrap(&t.statement, chars);
+    if statement.len() > 3 {
+        statement.truncate(3);
+        statement[2] = cut(&format!("{} …", statement[2]), chars);
+    }
+    // Everything under the heading moves down by the statement's extra lines.
+    let dy = 15.0 * statement.len().saturating_sub(1) as f64;
+    let height = bottom + 50.0 + waits + 17.0 * conclusion.len() as f64 + dy;
     let mut o = String::new();
     o.push_str(&format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width:.0}\" height=\"{height:.0}\" viewBox=\"0 0 {width:.0} {height:.0}\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\">\n"
@@ -129,10 +190,14 @@ pub fn svg(t: &Theorem, cex: &Counterexample) -> String {
         xml(&t.network),
         xml(&t.name)
     ));
-    o.push_str(&format!(
-        "<text x=\"{left}\" y=\"44\" fill=\"#444444\">{}</text>\n",
-        xml(&cut(&t.statement, 160))
-    ));
+    for (k, line) in statement.iter().enumerate() {
+        o.push_str(&format!(
+            "<text class=\"statement\" x=\"{left}\" y=\"{:.0}\" fill=\"#444444\">{}</text>\n",
+            44.0 + 15.0 * k as f64,
+            xml(line)
+        ));
+    }
+    o.push_str(&format!("<g transform=\"translate(0 {dy:.0})\">\n"));
     // The lasso's repeating part, shaded, under everything else.
     if let Some(from) = cex.cycle_from {
         let y0 = top + row * from as f64 + 4.0;
@@ -164,7 +229,7 @@ pub fn svg(t: &Theorem, cex: &Counterexample) -> String {
         o.push_str(&format!(
             "<text x=\"{:.0}\" y=\"81\" text-anchor=\"middle\" font-weight=\"bold\">{}</text>\n",
             x(i),
-            xml(&cut(name, 24))
+            xml(&cut(name, 21))
         ));
         o.push_str(&format!(
             "<line x1=\"{:.0}\" y1=\"90\" x2=\"{:.0}\" y2=\"{bottom:.0}\" stroke=\"#9aa5b8\" stroke-dasharray=\"3 3\"/>\n",
@@ -264,21 +329,62 @@ pub fn svg(t: &Theorem, cex: &Counterexample) -> String {
         left,
         beliefs_x - 10.0
     ));
-    for i in 0..lines.len() {
-        if deadlock {
+    // At a deadlock, each blocked process: a cross on its lifeline and what it waits for, in
+    // a box under it (the circular wait of the philosophers reads across the row).
+    let waiting: Vec<(usize, &str)> = cex
+        .blocked
+        .iter()
+        .map(|b| {
+            let (who, what) = blocked(b);
+            (at(who), what)
+        })
+        .collect();
+    for (i, line) in lines.iter().enumerate() {
+        let mine: Vec<&str> = waiting
+            .iter()
+            .filter(|(k, _)| *k == i)
+            .map(|(_, w)| *w)
+            .collect();
+        if deadlock && (cex.blocked.is_empty() || !mine.is_empty()) {
             o.push_str(&format!(
-                "<path d=\"M {:.0} {:.0} l 12 12 m 0 -12 l -12 12\" stroke=\"{colour}\" stroke-width=\"2.5\"/>\n",
+                "<path class=\"blocked\" d=\"M {:.0} {:.0} l 12 12 m 0 -12 l -12 12\" stroke=\"{colour}\" stroke-width=\"2.5\"/>\n",
                 x(i) - 6.0,
                 y + 8.0
             ));
         }
+        if mine.is_empty() {
+            continue;
+        }
+        let text: Vec<String> = wrap(&format!("waits to {}", mine.join(", ")), 22)
+            .into_iter()
+            .take(2)
+            .collect();
+        o.push_str(&format!(
+            "<g class=\"waits\" data-process=\"{}\"><rect x=\"{:.0}\" y=\"{:.0}\" width=\"{:.0}\" height=\"{:.0}\" rx=\"4\" fill=\"#fde7ea\" stroke=\"{colour}\"/>",
+            xml(line),
+            x(i) - col / 2.0 + 8.0,
+            y + 24.0,
+            col - 16.0,
+            8.0 + 14.0 * text.len() as f64
+        ));
+        for (k, t) in text.iter().enumerate() {
+            o.push_str(&format!(
+                "<text x=\"{:.0}\" y=\"{:.0}\" text-anchor=\"middle\" fill=\"{colour}\" font-size=\"11\">{}</text>",
+                x(i),
+                y + 37.0 + 14.0 * k as f64,
+                xml(t)
+            ));
+        }
+        o.push_str("</g>\n");
     }
-    o.push_str(&format!(
-        "<text x=\"{left}\" y=\"{:.0}\" fill=\"{colour}\" font-weight=\"bold\">{}</text>\n",
-        y + 40.0,
-        xml(&cut(&format!("⇒ {}", cex.conclusion), 180))
-    ));
-    o.push_str("</svg>\n");
+    for (k, line) in conclusion.iter().enumerate() {
+        o.push_str(&format!(
+            "<text class=\"conclusion\" x=\"{left}\" y=\"{:.0}\" fill=\"{colour}\" font-weight=\"bold\">{}</text>\n",
+            y + 40.0 + waits + 17.0 * k as f64,
+            xml(line)
+        ));
+    }
+    o.push_str("</g>\n</svg>\n");
     o
 }
 
@@ -340,15 +446,18 @@ mod tests {
                     event: "door.7".into(),
                     beliefs_added: vec!["delivered(7)".into(), "B(Client) delivered(7)".into()],
                     beliefs_removed: vec![],
+                    sites: vec![],
                 },
                 CexStep {
                     process: "Deliver".into(),
                     event: "τ".into(),
                     beliefs_added: vec![],
                     beliefs_removed: vec!["delivered(7)".into()],
+                    sites: vec![],
                 },
             ],
             cycle_from: Some(1),
+            blocked: vec![],
             conclusion: "the plan can cycle forever without <done> & \u{1b}[31m".into(),
         };
         let t = Theorem {

@@ -45,6 +45,15 @@ pub struct Args {
     /// How to write the report.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
+    /// Also write a report in FORMAT to FILE (`json`, `junit` or `human`), beside the one on
+    /// standard output: `--report junit=hilbert-verify-junit.xml`. Repeatable; each file is
+    /// written whole, and a refused certificate still writes the reports.
+    #[arg(long = "report", value_name = "FORMAT=FILE", value_parser = crate::output::report_arg::<Format>)]
+    reports: Vec<crate::output::ReportTo<Format>>,
+    /// Write no report on standard output: the exit code (and any --report file) says it all;
+    /// errors still go to standard error.
+    #[arg(short, long)]
+    quiet: bool,
     /// Print each decoded certificate (its sources, IR, states and witnesses) instead of the
     /// report: a listing to read, or JSON with `--format json`; the exit code is still the
     /// kernel's verdict.
@@ -154,7 +163,7 @@ struct ReportJson<'a> {
     admitted: bool,
     /// With `--sources`: every agent parameter the sources declare, with the value they were
     /// lowered with (`--param`), or `null` for none.
-    params: Option<Vec<ParamJson<'a>>>,
+    params: Option<&'a [ParamJson<'a>]>,
     certificates: Vec<CertificateJson<'a>>,
     /// With `--sources`: whether the admitted certificates cover every network of the
     /// sources' IR, and what is missing or does not belong.
@@ -433,6 +442,56 @@ fn other_values(ir: &Ir, given: &hilbert_frontend::AgentArgs) -> Option<String> 
     })
 }
 
+/// How a certificate's sources differ from the sources of its network that `--sources` gives,
+/// said so that an auditor knows what to look at: a source the certificate names that is not
+/// given (missing), one given that the certificate does not name (extra), and one given with
+/// another digest (edited since the build, with both digests). `None` when they are the same,
+/// pair for pair; the kernel then checks them again, as it checks everything. Paths are
+/// compared as the kernel compares them: as written, but for `.` components and repeated `/`.
+fn source_mismatch(certificate: &[SourceDigest], given: &[SourceDigest]) -> Option<String> {
+    let normal = |p: &str| {
+        let parts: Vec<&str> = p
+            .split('/')
+            .filter(|c| !c.is_empty() && *c != ".")
+            .collect();
+        let lead = if p.starts_with('/') { "/" } else { "" };
+        format!("{lead}{}", parts.join("/"))
+    };
+    let index = |s: &[SourceDigest]| -> std::collections::BTreeMap<String, [u8; 32]> {
+        s.iter().map(|d| (normal(&d.path), d.sha256)).collect()
+    };
+    let (have, want) = (index(certificate), index(given));
+    let mut problems = Vec::new();
+    for (path, digest) in &have {
+        match want.get(path) {
+            None => problems.push(format!(
+                "missing: the certificate was built from `{path}` (SHA-256 {}), which the given sources do not have",
+                cert::hex(digest)
+            )),
+            Some(now) if now != digest => problems.push(format!(
+                "edited: `{path}` is not the file the certificate was built from (SHA-256 {} at the build, {} now)",
+                cert::hex(digest),
+                cert::hex(now)
+            )),
+            Some(_) => {}
+        }
+    }
+    for (path, digest) in &want {
+        if !have.contains_key(path) {
+            problems.push(format!(
+                "extra: the given source `{path}` (SHA-256 {}) is one of the network's files, which the certificate was not built from",
+                cert::hex(digest)
+            ));
+        }
+    }
+    (!problems.is_empty()).then(|| {
+        format!(
+            "the certificate's sources are not the given ones: {}",
+            problems.join("; ")
+        )
+    })
+}
+
 /// Runs the command and returns its exit code.
 pub fn run(args: &Args) -> u8 {
     if args.dump && args.format == Format::Junit {
@@ -441,6 +500,16 @@ pub fn run(args: &Args) -> u8 {
             "--dump prints the certificates, as a listing or as JSON, not as a JUnit report",
             "use --dump alone, or --dump --format json",
         );
+    }
+    if args.dump && !args.reports.is_empty() {
+        return output::fail(
+            output::Kind::Usage,
+            "--dump prints the certificates instead of a report, so it writes no --report",
+            "run hilbert verify once with --report, and once with --dump",
+        );
+    }
+    if let Err(code) = output::check_reports(&args.reports) {
+        return code;
     }
     let mut certs = Vec::new();
     for path in &args.certs {
@@ -526,6 +595,9 @@ pub fn run(args: &Args) -> u8 {
                         Some(_) if let Some(why) = head.as_ref().and_then(|ir| other_values(ir, given)) => {
                             Report { network: Some(name), ..refused(why) }
                         }
+                        Some((sources, _)) if let Some(why) = head.as_ref().and_then(|_| cert::decode_head(bytes)).and_then(|h| source_mismatch(&h.sources, sources)) => {
+                            Report { network: Some(name), ..refused(why) }
+                        }
                         Some((sources, ir)) => check(bytes, Some(&Expected { sources, ir })),
                         None => refused(format!(
                             "the certificate is about the network `{name}`, which the given sources do not define"
@@ -587,13 +659,13 @@ pub fn run(args: &Args) -> u8 {
             Format::Human | Format::Junit => listing(&certs),
         }
     } else {
-        match args.format {
+        let render = |format: Format| match format {
             Format::Human => human(&reports, &heads, given.as_deref(), coverage.as_ref()),
             Format::Json => {
                 let report = ReportJson {
                     schema_version: crate::json::SCHEMA_VERSION,
                     admitted,
-                    params: given,
+                    params: given.as_deref(),
                     certificates: reports
                         .iter()
                         .zip(&certs)
@@ -623,9 +695,15 @@ pub fn run(args: &Args) -> u8 {
                     coverage.as_ref(),
                 ),
             ),
+        };
+        if let Err(code) = output::write_reports(&args.reports, &render) {
+            return code;
         }
+        render(args.format)
     };
-    output::stdout(&text);
+    if !args.quiet {
+        output::stdout(&text);
+    }
     u8::from(!admitted)
 }
 
@@ -677,6 +755,7 @@ fn junit_suites(
                 .map(|(name, outcome, text)| Case {
                     name,
                     classname: network.clone(),
+                    location: None,
                     time: 0.0,
                     outcome,
                     text,
@@ -686,6 +765,7 @@ fn junit_suites(
                 cases.push(Case {
                     name: "certificate".to_string(),
                     classname: network.clone(),
+                    location: None,
                     time: 0.0,
                     outcome: Outcome::Failure {
                         kind: "invalid".to_string(),
@@ -698,6 +778,7 @@ fn junit_suites(
                 cases.push(Case {
                     name: "certificate".to_string(),
                     classname: network.clone(),
+                    location: None,
                     time: 0.0,
                     outcome: Outcome::Failure {
                         kind: "refused".to_string(),
@@ -745,6 +826,7 @@ fn junit_suites(
             cases: vec![Case {
                 name: "coverage".to_string(),
                 classname: "sources".to_string(),
+                location: None,
                 time: 0.0,
                 outcome,
                 text: c.problems.iter().map(|p| format!("{p}\n")).collect(),

@@ -372,3 +372,84 @@ fn peers_run_spin_when_it_is_present_or_say_it_is_not() {
         assert!(row["spin"].is_null());
     }
 }
+
+/// The legend entries of a chart: (colour, dash pattern, name).
+fn legend(svg: &str) -> Vec<(String, String, String)> {
+    let doc = roxmltree::Document::parse(svg).unwrap();
+    doc.descendants()
+        .filter(|n| n.has_tag_name("line") && n.attribute("stroke-width") == Some("2"))
+        .map(|n| {
+            let name = n
+                .next_sibling_element()
+                .into_iter()
+                .chain(n.next_siblings().filter(|s| s.has_tag_name("text")))
+                .find(|s| s.has_tag_name("text"))
+                .and_then(|t| t.text())
+                .unwrap_or_default()
+                .to_string();
+            (
+                n.attribute("stroke").unwrap().to_string(),
+                n.attribute("stroke-dasharray").unwrap_or("").to_string(),
+                name,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn bench_smoke_plot_charts_show_every_series_and_no_two_look_alike() {
+    // Issue 33: `bench smoke --plot` wrote five of seven charts with axes and nothing else (one
+    // size per model is no line, and single points were left out), the default-size charts gave
+    // two series one colour, and a "(Spin dashed)" label with no Spin run.
+    let out = TempDir::with_files(&[]);
+    let dir = out.join("charts");
+    let empty_path = TempDir::with_files(&[]);
+    let run = Command::new(env!("CARGO_BIN_EXE_hilbert"))
+        .args(["bench", "smoke", "--plot", &dir])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        // No Spin, whatever this machine has: no Spin series may be drawn or named.
+        .env("PATH", empty_path.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let mut charts = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let svg = std::fs::read_to_string(&path).unwrap();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let series = legend(&svg);
+        assert!(!series.is_empty(), "{name}: no series");
+        // Every series has its points drawn: at least as many markers as series.
+        let doc = roxmltree::Document::parse(&svg).unwrap();
+        let markers = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("circle") || n.attribute("class") == Some("point"))
+            .count();
+        assert!(
+            markers >= 2 * series.len(),
+            "{name}: {markers} markers for {} series",
+            series.len()
+        );
+        // No two series drawn alike.
+        let mut looks: Vec<(&str, &str)> = series
+            .iter()
+            .map(|(c, d, _)| (c.as_str(), d.as_str()))
+            .collect();
+        looks.sort_unstable();
+        let n = looks.len();
+        looks.dedup();
+        assert_eq!(looks.len(), n, "{name}: two series look alike: {series:?}");
+        assert!(
+            !svg.contains("Spin"),
+            "{name} names Spin, which did not run"
+        );
+        assert!(!svg.contains("no data"), "{name}");
+        charts += 1;
+    }
+    assert_eq!(charts, 7);
+}

@@ -405,7 +405,10 @@ fn github() -> Pipeline {
                 continue;
             }
             let run = step.get("run").expect("a step runs or uses").str();
-            if step.get("name").map(Yaml::str) == Some("Install hilbert") {
+            if step
+                .get("name")
+                .is_some_and(|n| n.str().starts_with("Install hilbert"))
+            {
                 p.installs.extend(run.lines().map(str::to_string));
                 continue;
             }
@@ -600,12 +603,25 @@ fn sarif(dir: &Path, path: &str) -> Vec<String> {
 }
 
 fn check_pipeline(p: &Pipeline, what: &str) {
-    // What is not run only installs.
+    // What is not run only installs: Z3's library, the commit of hilbert to install, and the
+    // binary (unless the tool cache holds the one of that commit).
     assert!(!p.installs.is_empty(), "{what}: no installation");
     for line in &p.installs {
         let line = line.trim_start_matches("sudo ");
+        let installs = line.starts_with("apt-get ")
+            || line.starts_with("cargo install ")
+            || line.starts_with("export PATH=")
+            || line.starts_with("echo \"$HILBERT_COMMIT\" > .hilbert-tool/commit")
+            || ((line.starts_with("export HILBERT_COMMIT=") || line.starts_with("echo \"commit="))
+                && line.contains(
+                    "git ls-remote https://github.com/hilbert-bdi/hilbert \"$HILBERT_REF\"",
+                ))
+            || (line.starts_with("test ")
+                && line
+                    .split_once(" || ")
+                    .is_some_and(|(_, then)| then.starts_with("cargo install ")));
         assert!(
-            line.starts_with("apt-get ") || line.starts_with("cargo install "),
+            installs,
             "{what}: an installation line that does something else: {line}"
         );
     }
@@ -625,11 +641,22 @@ fn check_pipeline(p: &Pipeline, what: &str) {
         .collect();
     for needed in [
         "hilbert build \"$HILBERT_PROJECT\" --out \"$HILBERT_OUT\"",
-        "--format junit",
-        "--format sarif",
+        "--report junit=",
+        "--report sarif=",
         "hilbert verify \"$HILBERT_OUT\"/*.cert --sources \"$HILBERT_PROJECT\"",
     ] {
         assert!(commands.contains(needed), "{what}: no `{needed}`");
+    }
+    // One build per job (issue 33): the gate writes the reports, so a failing project is
+    // explored once, not once per report.
+    for (job, command) in [("prove", "hilbert build"), ("verify", "hilbert verify")] {
+        let job = p.jobs.iter().find(|j| j.name == job).expect(job);
+        let runs: usize = job.steps.iter().map(|s| s.0.matches(command).count()).sum();
+        assert_eq!(
+            runs, 1,
+            "{what}: `{command}` runs {runs} times in {}",
+            job.name
+        );
     }
 
     // The seed is admitted: every job passes, and the reports say so.
@@ -674,14 +701,25 @@ fn check_pipeline(p: &Pipeline, what: &str) {
     assert_eq!(ran.jobs["prove"], Some(false), "{what}: {}", ran.log);
     assert_eq!(ran.jobs["verify"], None, "{what}");
     assert_eq!(ran.jobs["release"], None, "{what}");
-    let ((_, failures, _), _) = junit(&dir.0, build_junit);
+    let ((_, failures, _), reused) = junit(&dir.0, build_junit);
     assert!(failures > 0, "{what}");
+    assert!(reused.iter().all(|r| r == "false"), "{what}: {reused:?}");
     for path in &p.sarif {
         assert!(
             sarif(&dir.0, path).contains(&"theorem-refuted".to_string()),
             "{what}: {path}"
         );
     }
+    // Its next pipeline, with the cache: the refuted network is not explored again (its
+    // certificate re-checked, its counterexample replayed), and the reports say the same.
+    let again = run(p, &dir.0, &[("HILBERT_PROJECT", "examples/livelock")]);
+    assert_eq!(again.jobs["prove"], Some(false), "{what}: {}", again.log);
+    let ((_, failures_again, _), reused) = junit(&dir.0, build_junit);
+    assert_eq!(failures_again, failures, "{what}");
+    assert!(
+        !reused.is_empty() && reused.iter().all(|r| r == "true"),
+        "{what}: {reused:?}"
+    );
 }
 
 #[test]
@@ -702,4 +740,294 @@ fn the_gitlab_ci_pipeline_runs_here() {
         ["prove", "verify", "release"]
     );
     check_pipeline(&p, "gitlab-ci.yml");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Linting the CI files, so that they cannot rot (issue 33: the workflow's actions ran on a
+// Node.js that GitHub removes, and no job had a timeout).
+
+/// The oldest major version of each action the workflow may use: the first that runs on
+/// Node.js 24 (`runs.using: node24`). An action not listed here is refused until it is added,
+/// with the major that brought Node.js 24.
+const NODE24: &[(&str, u32)] = &[
+    ("actions/checkout", 5),
+    ("actions/cache", 5),
+    ("actions/upload-artifact", 6),
+    ("actions/download-artifact", 7),
+    ("github/codeql-action/upload-sarif", 4),
+    ("mikepenz/action-junit-report", 6),
+];
+
+/// `actionlint` (installed by `scripts/setup`), run on `path`: its exit code and findings.
+fn actionlint(path: &Path) -> (Option<i32>, String) {
+    let out = Command::new("actionlint")
+        .args(["-no-color", "-oneline"])
+        .arg(path)
+        .output()
+        .unwrap_or_else(|e| {
+            panic!(
+                "cannot run actionlint ({e}): it lints the GitHub workflow; ./scripts/setup installs it (with shellcheck, which it runs on each script)"
+            )
+        });
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
+    )
+}
+
+#[test]
+fn the_github_workflow_passes_actionlint() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/ci/github-actions.yml");
+    let (code, findings) = actionlint(&path);
+    assert_eq!(code, Some(0), "actionlint finds:\n{findings}");
+    assert!(findings.trim().is_empty(), "{findings}");
+    // And it would find what issue 33 found: an action on Node.js 20, a script that
+    // shellcheck refuses.
+    let tmp = TempDir::with_files(&[(
+        "old.yml",
+        b"on: push\njobs:\n  a:\n    runs-on: ubuntu-24.04\n    timeout-minutes: 5\n    steps:\n      - uses: actions/checkout@v4\n      - run: echo $UNQUOTED > $HOME/x\n",
+    )]);
+    let (code, findings) = actionlint(&tmp.0.join("old.yml"));
+    assert_eq!(code, Some(1), "{findings}");
+    assert!(findings.contains("node20"), "{findings}");
+    assert!(findings.contains("shellcheck"), "{findings}");
+}
+
+/// Whether `text` is a GitLab duration of at most a day in whole minutes or hours (`60
+/// minutes`, `1h 30m`, `2 hours`): what the file uses, read strictly.
+fn gitlab_minutes(text: &str) -> Option<u32> {
+    let mut minutes = 0;
+    let mut words = text.split_whitespace().peekable();
+    while let Some(word) = words.next() {
+        let (number, unit) = match word.find(|c: char| !c.is_ascii_digit()) {
+            Some(0) | None => (word, words.next()?),
+            Some(i) => (&word[..i], &word[i..]),
+        };
+        let n: u32 = number.parse().ok()?;
+        minutes += match unit {
+            "m" | "min" | "minute" | "minutes" => n,
+            "h" | "hour" | "hours" => n * 60,
+            _ => return None,
+        };
+    }
+    (1..=24 * 60).contains(&minutes).then_some(minutes)
+}
+
+#[test]
+fn both_ci_files_have_current_actions_timeouts_and_a_tool_cache() {
+    // GitHub: the keys the workflow syntax allows where the file uses them; every action on
+    // Node.js 24; a timeout on every job; the installed tool cached in every job that
+    // installs it.
+    let wf = read("docs/ci/github-actions.yml");
+    let known = |what: &str, map: &Yaml, allowed: &[&str]| {
+        for (key, _) in map.map() {
+            assert!(
+                allowed.contains(&key.as_str()),
+                "{what}: unknown key `{key}`"
+            );
+        }
+    };
+    known(
+        "workflow",
+        &wf,
+        &[
+            "name",
+            "on",
+            "env",
+            "jobs",
+            "permissions",
+            "concurrency",
+            "defaults",
+        ],
+    );
+    let jobs = wf.get("jobs").expect("jobs").map();
+    for (name, job) in jobs {
+        known(
+            name,
+            job,
+            &[
+                "needs",
+                "if",
+                "runs-on",
+                "timeout-minutes",
+                "permissions",
+                "steps",
+                "env",
+                "environment",
+                "concurrency",
+                "outputs",
+                "strategy",
+                "continue-on-error",
+                "name",
+            ],
+        );
+        let timeout: u32 = job
+            .get("timeout-minutes")
+            .unwrap_or_else(|| panic!("job {name} has no timeout-minutes"))
+            .str()
+            .parse()
+            .unwrap_or_else(|_| panic!("job {name}: timeout-minutes is not a number"));
+        assert!(
+            (1..=360).contains(&timeout),
+            "job {name}: {timeout} minutes"
+        );
+        for need in job.get("needs").map(Yaml::strings).unwrap_or_default() {
+            assert!(jobs.iter().any(|(n, _)| *n == need), "{name} needs {need}");
+        }
+        let steps = job.get("steps").expect("steps").list();
+        let mut installs = false;
+        let mut tool_cache = false;
+        for step in steps {
+            known(
+                &format!("{name}: step"),
+                step,
+                &[
+                    "name",
+                    "id",
+                    "if",
+                    "uses",
+                    "run",
+                    "with",
+                    "env",
+                    "shell",
+                    "continue-on-error",
+                    "timeout-minutes",
+                    "working-directory",
+                ],
+            );
+            assert!(
+                step.get("uses").is_some() != step.get("run").is_some(),
+                "{name}: a step either uses an action or runs a script"
+            );
+            if let Some(uses) = step.get("uses").map(Yaml::str) {
+                let (action, version) = uses
+                    .split_once('@')
+                    .unwrap_or_else(|| panic!("{name}: `{uses}` names no version"));
+                let major: u32 = version
+                    .strip_prefix('v')
+                    .and_then(|v| v.split('.').next())
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or_else(|| panic!("{name}: `{uses}`: not a version vN"));
+                let oldest = NODE24
+                    .iter()
+                    .find(|(a, _)| *a == action)
+                    .unwrap_or_else(|| {
+                        panic!("{name}: `{action}` is not in NODE24: add it with the major that runs on Node.js 24")
+                    })
+                    .1;
+                assert!(
+                    major >= oldest,
+                    "{name}: `{uses}` runs on Node.js 20; use v{oldest} or later"
+                );
+                if action == "actions/cache"
+                    && step
+                        .get("with")
+                        .and_then(|w| w.get("path"))
+                        .is_some_and(|p| p.str() == "~/.cargo/bin/hilbert")
+                {
+                    let key = step.get("with").unwrap().get("key").unwrap().str();
+                    assert!(
+                        key.contains("steps.hilbert.outputs.commit"),
+                        "{name}: the tool cache's key is not the commit: {key}"
+                    );
+                    tool_cache = true;
+                }
+            }
+            if step
+                .get("run")
+                .is_some_and(|r| r.str().contains("cargo install"))
+            {
+                installs = true;
+                assert!(tool_cache, "{name}: installs hilbert before restoring it");
+            }
+        }
+        assert_eq!(
+            installs, tool_cache,
+            "{name}: installs without a tool cache"
+        );
+    }
+
+    // GitLab: known job keys, declared stages, existing needs, a timeout for every job (its own
+    // or the default), and the tool cache in every job that installs.
+    let ci = read("docs/ci/gitlab-ci.yml");
+    let stages = ci.get("stages").expect("stages").strings();
+    let default = ci.get("default").expect("default");
+    known(
+        "default",
+        default,
+        &[
+            "image",
+            "before_script",
+            "after_script",
+            "timeout",
+            "cache",
+            "tags",
+        ],
+    );
+    let default_timeout = default.get("timeout").map(|t| {
+        gitlab_minutes(t.str()).unwrap_or_else(|| panic!("default timeout `{}`", t.str()))
+    });
+    let jobs: Vec<&(String, Yaml)> = ci
+        .map()
+        .iter()
+        .filter(|(k, _)| {
+            !["variables", "stages", "default", "include", "workflow"].contains(&k.as_str())
+        })
+        .collect();
+    for (name, job) in &jobs {
+        known(
+            name,
+            job,
+            &[
+                "stage",
+                "needs",
+                "script",
+                "before_script",
+                "after_script",
+                "cache",
+                "artifacts",
+                "rules",
+                "image",
+                "timeout",
+                "variables",
+                "tags",
+                "when",
+            ],
+        );
+        let stage = job.get("stage").expect("stage").str();
+        assert!(stages.iter().any(|s| s == stage), "{name}: stage {stage}");
+        for need in job.get("needs").map(Yaml::strings).unwrap_or_default() {
+            assert!(jobs.iter().any(|(n, _)| *n == need), "{name} needs {need}");
+        }
+        let timeout = match job.get("timeout") {
+            Some(t) => {
+                gitlab_minutes(t.str()).unwrap_or_else(|| panic!("{name}: timeout `{}`", t.str()))
+            }
+            None => default_timeout.unwrap_or_else(|| panic!("{name} has no timeout")),
+        };
+        assert!(timeout <= 6 * 60, "{name}: {timeout} minutes");
+        let installs = job
+            .get("before_script")
+            .is_none_or(|b| !b.strings().is_empty());
+        let tool_cache = job.get("cache").is_some_and(|c| {
+            c.list().iter().any(|entry| {
+                known(
+                    &format!("{name}: cache"),
+                    entry,
+                    &["key", "paths", "policy", "when"],
+                );
+                entry
+                    .get("key")
+                    .is_some_and(|k| k.str() == "hilbert-tool-$HILBERT_REF")
+                    && entry
+                        .get("paths")
+                        .is_some_and(|p| p.strings() == [".hilbert-tool/"])
+            })
+        });
+        assert_eq!(
+            installs, tool_cache,
+            "{name}: installs without the tool cache, or the reverse"
+        );
+    }
+    assert!(gitlab_minutes("1h 30m") == Some(90) && gitlab_minutes("soon").is_none());
 }

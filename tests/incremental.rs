@@ -263,8 +263,9 @@ fn a_kept_file_cannot_hide_a_refuted_theorem() {
     let out = dir.join("out");
     let (code, first) = build(&dir, &out, &[]);
     assert_eq!(code, Some(1), "{first:?}");
+    // Its results are kept (issue 33); here they are replaced by a file that hides one.
     let kept = format!("{out}/A1.Go.proof.json");
-    assert!(!std::path::Path::new(&kept).exists());
+    assert!(std::path::Path::new(&kept).exists());
     std::fs::write(
         &kept,
         serde_json::json!({
@@ -318,23 +319,162 @@ fn a_kept_file_cannot_hide_a_refuted_theorem() {
     );
 }
 
+/// Each theorem of a JSON build report with its counterexample, as the build says it.
+fn said_with_counterexamples(report: &serde_json::Value) -> Vec<String> {
+    said(report)
+        .into_iter()
+        .zip(report["theorems"].as_array().unwrap())
+        .map(|(t, json)| format!("{t} {}", json["counterexample"]))
+        .collect()
+}
+
 #[test]
-fn a_network_that_is_not_proved_is_not_kept_for_reuse() {
-    // P1's plan waits on a channel nothing sends on: refuted, and explored every time.
-    let stuck = "x ← c ; believe s(0)";
+fn a_refuted_network_is_kept_and_its_counterexample_replayed_not_trusted() {
+    // Issue 33: a refuted network kept no proof, so every build of a failing project explored
+    // it again. Its certificate and results are kept now; a later build hands the certificate
+    // to the kernel, requires the kernel's verdicts to agree and replays each counterexample
+    // on the network before it reports it. P1 waits on a channel nothing sends on: deadlock
+    // and liveness refuted (a path that ends); P2 cycles for ever (a lasso).
     let dir = project([GOOD, GOOD, GOOD]);
     std::fs::write(
         dir.0.join("P1.hk"),
-        format!("plan Run() : A1\n{{\n  c : chan Int\n  body ≔ {stuck}\n}}\n"),
+        "plan Run() : A1\n{\n  c : chan Int\n  body ≔ x ← c ; believe s(0)\n}\n",
     )
     .unwrap();
-    let out = dir.join("out");
-    assert_eq!(build(&dir, &out, &[]).0, Some(1));
-    assert!(!std::path::Path::new(&format!("{out}/A1.Go.proof.json")).exists());
-    let (code, networks) = build(&dir, &out, &[]);
+    std::fs::write(
+        dir.0.join("P2.hk"),
+        "plan Run() : A2\n{\n  c : chan Int\n  body ≔ Ping(c) ‖ Pong(c)\n}\nplan Ping(c: chan Int) : A2 ≔ 1 → c ; Ping(c)\nplan Pong(c: chan Int) : A2 ≔ x ← c ; Pong(c)\n",
+    )
+    .unwrap();
+    let tmp = TempDir::with_files(&[]);
+    let (out, fresh_out) = (tmp.join("out"), tmp.join("fresh"));
+    let build = |out: &str, extra: &[&str]| {
+        let mut args = vec![
+            "build",
+            &dir.0.to_str().unwrap(),
+            "--out",
+            out,
+            "--format",
+            "json",
+        ];
+        args.extend(extra);
+        report(&args)
+    };
+    let (code, first, _) = build(&out, &[]);
+    assert_eq!(code, Some(1), "{first}");
+    let refuted: Vec<&str> = first["theorems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["status"] == "refuted")
+        .map(|t| t["network"].as_str().unwrap())
+        .collect();
+    assert_eq!(refuted, ["A1.Go", "A1.Go", "A2.Go"], "{first}");
+    let cycle = first["theorems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["network"] == "A2.Go" && t["name"] == "Go_live_Done")
+        .unwrap();
+    assert!(cycle["counterexample"]["cycle_from"].is_u64(), "{cycle}");
+    for n in ["A1.Go", "A2.Go"] {
+        assert!(std::path::Path::new(&format!("{out}/{n}.proof.json")).exists());
+    }
+    let reused_of = |r: &serde_json::Value| -> Vec<String> {
+        r["stats"]["networks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|n| n["reused"] == true)
+            .map(|n| n["network"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // The second build explores nothing and says exactly what the first said.
+    let (code, second, stderr) = build(&out, &[]);
     assert_eq!(code, Some(1));
-    assert_eq!(reused(&networks), ["A0.Go", "A2.Go"]);
-    // A proof file of another key (as if written by another version) is ignored.
+    assert_eq!(reused_of(&second), ["A0.Go", "A1.Go", "A2.Go"], "{stderr}");
+    assert_eq!(
+        said_with_counterexamples(&second),
+        said_with_counterexamples(&first)
+    );
+    assert_eq!(second["frames"], first["frames"]);
+    let human = hilbert(
+        &["build", &dir.path(), "--out", &out, "--color", "never"],
+        None,
+    );
+    assert!(
+        human.stdout.contains("network A1.Go: ")
+            && human.stdout.contains("reused: decided by an earlier build"),
+        "{}",
+        human.stdout
+    );
+    // What the kept file says is checked, never believed. Each edit below is one a fresh
+    // build would not make; the build notes the kept file as stale, explores the network
+    // again and says what a fresh build says.
+    let (_, fresh, _) = build(&fresh_out, &[]);
+    let kept_path = format!("{out}/A1.Go.proof.json");
+    let honest = std::fs::read_to_string(&kept_path).unwrap();
+    let kept: serde_json::Value = serde_json::from_str(&honest).unwrap();
+    assert_eq!(kept["results"][0]["status"], "refuted", "{kept}");
+    let mut edits: Vec<(&str, serde_json::Value)> = Vec::new();
+    // A step that is not a step of the network.
+    let mut e = kept.clone();
+    e["results"][0]["counterexample"]["steps"] = serde_json::json!([{"process": "Run", "event": "τ", "beliefs_added": ["s(0)"], "beliefs_removed": []}]);
+    edits.push(("does not replay", e));
+    // Another conclusion at the right end.
+    let mut e = kept.clone();
+    e["results"][0]["counterexample"]["conclusion"] = "deadlock: a division by zero".into();
+    edits.push(("does not replay", e));
+    // A deadlock said to be a cycle.
+    let mut e = kept.clone();
+    e["results"][0]["counterexample"]["cycle_from"] = 0.into();
+    edits.push(("does not replay", e));
+    // A refuted theorem said to be proved: the kernel refuses it.
+    let mut e = kept.clone();
+    e["results"][0] = serde_json::json!({"status": "proved"});
+    edits.push(("the kernel refused it", e));
+    // Unproved, for a reason the sources do not give.
+    let mut e = kept.clone();
+    e["results"][1] = serde_json::json!({"status": "unproved", "reason": "host code"});
+    edits.push(("no reason", e));
+    // Results of another length, and results that are not results.
+    let mut e = kept.clone();
+    e["results"].as_array_mut().unwrap().pop();
+    edits.push(("keeps 1 results", e));
+    let mut e = kept.clone();
+    e["results"][0] = serde_json::json!({"status": "refuted"});
+    edits.push(("damaged", e));
+    for (why, edited) in edits {
+        std::fs::write(&kept_path, edited.to_string()).unwrap();
+        let (code, again, stderr) = build(&out, &[]);
+        assert_eq!(code, Some(1));
+        assert!(
+            stderr.contains("the kept proof of `A1.Go`") && stderr.contains(why),
+            "{why}: {stderr}"
+        );
+        assert_eq!(reused_of(&again), ["A0.Go", "A2.Go"], "{why}");
+        assert_eq!(
+            said_with_counterexamples(&again),
+            said_with_counterexamples(&fresh),
+            "{why}"
+        );
+        // The network explored again, its honest results are kept again.
+        let rewritten: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&kept_path).unwrap()).unwrap();
+        assert_eq!(rewritten, kept, "{why}");
+    }
+    // `--fresh` reuses nothing.
+    let (_, again, _) = build(&out, &["--fresh"]);
+    assert!(reused_of(&again).is_empty());
+}
+
+#[test]
+fn a_network_whose_results_cannot_be_replayed_is_not_kept() {
+    // A proof file of another key (as if written by another version) is ignored; and a
+    // network left unproved by a bound writes no certificate, so nothing is kept for it.
+    let dir = project([GOOD, GOOD, "believe s(1) ; believe s(2) ; believe s(0)"]);
+    let out = dir.join("out");
+    assert_eq!(build(&dir, &out, &[]).0, Some(0));
     let kept = format!("{out}/A0.Go.proof.json");
     let text = std::fs::read_to_string(&kept).unwrap();
     let key = serde_json::from_str::<serde_json::Value>(&text).unwrap()["key"]
@@ -343,7 +483,15 @@ fn a_network_that_is_not_proved_is_not_kept_for_reuse() {
         .to_string();
     std::fs::write(&kept, text.replace(&key, &"0".repeat(64))).unwrap();
     let (_, networks) = build(&dir, &out, &[]);
-    assert_eq!(reused(&networks), ["A2.Go"]);
+    assert_eq!(reused(&networks), ["A1.Go", "A2.Go"]);
+    let (code, _) = build(&dir, &out, &["--max-states", "1", "--fresh"]);
+    assert_eq!(code, Some(2));
+    for n in ["A0.Go", "A1.Go", "A2.Go"] {
+        assert!(
+            !std::path::Path::new(&format!("{out}/{n}.proof.json")).exists(),
+            "{n}"
+        );
+    }
 }
 
 #[test]

@@ -24,6 +24,20 @@ fn examples() -> Vec<String> {
     all
 }
 
+/// The certificates a build wrote into `dir`, sorted (none when it wrote no directory).
+fn certificates(dir: &str) -> Vec<String> {
+    let mut certs: Vec<String> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(Result::ok)
+                .map(|e| e.path().display().to_string())
+                .filter(|p| p.ends_with(".cert"))
+                .collect()
+        })
+        .unwrap_or_default();
+    certs.sort();
+    certs
+}
+
 fn conforms(schema: &Value, what: &str, stdout: &str) -> Value {
     let doc: Value = serde_json::from_str(stdout)
         .unwrap_or_else(|e| panic!("{what}: not one JSON document ({e}): {stdout}"));
@@ -48,15 +62,7 @@ fn verify_reports_of_every_example_conform() {
             "{example}: {}",
             build.stderr
         );
-        let mut certs: Vec<String> = std::fs::read_dir(&dir)
-            .map(|d| {
-                d.filter_map(Result::ok)
-                    .map(|e| e.path().display().to_string())
-                    .filter(|p| p.ends_with(".cert"))
-                    .collect()
-            })
-            .unwrap_or_default();
-        certs.sort();
+        let certs = certificates(&dir);
         if certs.is_empty() {
             continue;
         }
@@ -300,4 +306,54 @@ fn docs_cli_describes_the_counterexample_the_build_report_gives() {
         );
     }
     assert!(!docs.contains("`counterexample`, when present, is a list of steps"));
+}
+
+#[test]
+fn verify_dump_json_of_every_example_conforms() {
+    // Issue 33: `verify --dump --format json` had no schema.
+    let schema = schema("verify-dump.schema.json");
+    let out = TempDir::with_files(&[("junk.cert", b"not a certificate")]);
+    let mut witnesses = std::collections::BTreeSet::new();
+    for example in examples() {
+        let dir = out.join(&example.replace('/', "-"));
+        hilbert(&["build", &example, "--out", &dir], None);
+        let mut certs = certificates(&dir);
+        certs.push(out.join("junk.cert"));
+        let mut args: Vec<&str> = vec!["verify", "--dump", "--format", "json"];
+        args.extend(certs.iter().map(String::as_str));
+        let run = hilbert(&args, None);
+        let doc = conforms(&schema, &example, &run.stdout);
+        let entries = doc.as_array().unwrap();
+        assert_eq!(entries.len(), certs.len(), "{example}");
+        assert!(entries.last().unwrap()["invalid"].is_string());
+        for e in entries.iter().filter(|e| e["witnesses"].is_array()) {
+            for w in e["witnesses"].as_array().unwrap() {
+                witnesses.extend(w.as_object().unwrap().keys().cloned());
+            }
+        }
+    }
+    // The examples reach the common witnesses, so the schema is tried on them.
+    for kind in ["Invariant", "Ranking", "Frame", "Release", "TellFeasible"] {
+        assert!(witnesses.contains(kind), "{kind}: {witnesses:?}");
+    }
+}
+
+#[test]
+fn every_schema_has_the_projects_id() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/schema");
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert!(names.len() >= 8, "{names:?}");
+    for name in names {
+        let id = schema(&name)["$id"].clone();
+        assert_eq!(
+            id,
+            format!("https://github.com/hilbert-bdi/hilbert/docs/schema/{name}"),
+            "{name}"
+        );
+    }
 }

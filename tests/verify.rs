@@ -531,3 +531,63 @@ fn a_certificate_giving_an_int_parameter_a_string_is_refused() {
         run.stderr
     );
 }
+
+#[test]
+fn verify_says_whether_a_source_is_missing_extra_or_edited() {
+    // Issue 33: an edited source was reported as "not among the given sources" though it is
+    // given; now each difference is named, an edit with both digests.
+    use sha2::{Digest, Sha256};
+    let hex = |bytes: &[u8]| -> String {
+        Sha256::digest(bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    };
+    let agent = std::fs::read("examples/production-line/Operator.ha").unwrap();
+    let plans = std::fs::read("examples/production-line/Line.hk").unwrap();
+    let dir = TempDir::with_files(&[("p/Operator.ha", &agent), ("p/Line.hk", &plans)]);
+    let out = dir.join("out");
+    let project = dir.join("p");
+    let run = hilbert(&["build", &project, "--out", &out], None);
+    assert_eq!(run.code, Some(0), "{}", run.stdout);
+    let cert = format!("{out}/Operator.Work.cert");
+    // Edited after the build: named, with the digest at the build and now.
+    let edited = [agent.clone(), b"\n-- edited\n".to_vec()].concat();
+    std::fs::write(dir.0.join("p/Operator.ha"), &edited).unwrap();
+    let run = hilbert(&["verify", &cert, "--sources", &project], None);
+    assert_eq!(run.code, Some(1), "{}", run.stdout);
+    let said = format!(
+        "edited: `{project}/Operator.ha` is not the file the certificate was built from (SHA-256 {} at the build, {} now)",
+        hex(&agent),
+        hex(&edited)
+    );
+    assert!(run.stdout.contains(&said), "{}", run.stdout);
+    assert!(!run.stdout.contains("not among"), "{}", run.stdout);
+    // The same files under another name: the certificate's are missing, the given ones extra.
+    std::fs::write(dir.0.join("p/Operator.ha"), &agent).unwrap();
+    std::os::unix::fs::symlink(dir.0.join("p"), dir.0.join("q")).unwrap();
+    let other = dir.join("q");
+    let run = hilbert(
+        &["verify", &cert, "--sources", &other, "--format", "json"],
+        None,
+    );
+    assert_eq!(run.code, Some(1));
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let why = report["certificates"][0]["invalid"].as_str().unwrap();
+    for part in [
+        format!(
+            "missing: the certificate was built from `{project}/Line.hk` (SHA-256 {})",
+            hex(&plans)
+        ),
+        format!(
+            "extra: the given source `{other}/Line.hk` (SHA-256 {})",
+            hex(&plans)
+        ),
+    ] {
+        assert!(why.contains(&part), "{part}\n{why}");
+    }
+    // The right sources: admitted, as before (with every network's certificate).
+    let stop = format!("{out}/Operator.Stop.cert");
+    let run = hilbert(&["verify", &cert, &stop, "--sources", &project], None);
+    assert_eq!(run.code, Some(0), "{}", run.stdout);
+}

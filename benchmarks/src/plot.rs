@@ -12,13 +12,50 @@ pub struct Series {
     pub name: String,
     /// (x, y) points, in order of x.
     pub points: Vec<(f64, f64)>,
-    /// Drawn dashed.
-    pub dashed: bool,
+    /// Its colour, an index into the palette: a chart gives one colour per model, so that the
+    /// phases of one model share it.
+    pub colour: usize,
+    /// Its line style, an index into [`DASHES`]: solid, dashed, dotted, dash-dot (one per
+    /// phase, or per thread count).
+    pub dash: usize,
 }
 
+/// The palette: Okabe and Ito's eight colours for colour-blind readers, but yellow (too pale
+/// on white) replaced by black.
 const COLOURS: &[&str] = &[
-    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+    "#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000", "#8c564b",
 ];
+
+/// The line styles, as `stroke-dasharray` values (none: solid).
+pub const DASHES: &[&str] = &["", "7 4", "2 3", "9 3 2 3"];
+
+/// A point's marker, one shape per line style: a circle (solid), a square (dashed), a triangle
+/// (dotted), a diamond (dash-dot).
+fn marker(dash: usize, x: f64, y: f64, colour: &str) -> String {
+    match dash % DASHES.len() {
+        0 => format!(r#"<circle cx="{x:.1}" cy="{y:.1}" r="3" fill="{colour}"/>"#),
+        1 => format!(
+            r#"<rect class="point" x="{:.1}" y="{:.1}" width="6" height="6" fill="{colour}"/>"#,
+            x - 3.0,
+            y - 3.0
+        ),
+        2 => format!(
+            r#"<path class="point" d="M{x:.1} {:.1} L{:.1} {:.1} L{:.1} {:.1} Z" fill="{colour}"/>"#,
+            y - 4.0,
+            x + 4.0,
+            y + 3.0,
+            x - 4.0,
+            y + 3.0
+        ),
+        _ => format!(
+            r#"<path class="point" d="M{x:.1} {:.1} L{:.1} {y:.1} L{x:.1} {:.1} L{:.1} {y:.1} Z" fill="{colour}"/>"#,
+            y - 4.0,
+            x + 4.0,
+            y + 4.0,
+            x - 4.0
+        ),
+    }
+}
 
 const W: f64 = 800.0;
 const H: f64 = 440.0;
@@ -160,11 +197,21 @@ pub fn chart(title: &str, x_label: &str, y_label: &str, series: &[Series], scale
         H - BOTTOM - t * (H - TOP - BOTTOM)
     };
     let mut s = String::new();
+    // A long legend makes the picture taller (the plot keeps its size).
+    let full = H.max(TOP + 10.0 + 18.0 * series.len() as f64 + 10.0);
     let _ = writeln!(
         s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="12">"#
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{full}" viewBox="0 0 {W} {full}" font-family="sans-serif" font-size="12">"#
     );
-    let _ = writeln!(s, r#"<rect width="{W}" height="{H}" fill="white"/>"#);
+    let _ = writeln!(s, r#"<rect width="{W}" height="{full}" fill="white"/>"#);
+    if series.iter().all(|s| s.points.is_empty()) {
+        let _ = writeln!(
+            s,
+            r##"<text x="{}" y="{}" text-anchor="middle" fill="#888">no data: no row of this run has the values this chart shows</text>"##,
+            (W - RIGHT + LEFT) / 2.0,
+            (TOP + H - BOTTOM) / 2.0
+        );
+    }
     let _ = writeln!(
         s,
         r#"<text x="{}" y="22" font-size="15" text-anchor="middle">{}</text>"#,
@@ -245,11 +292,10 @@ pub fn chart(title: &str, x_label: &str, y_label: &str, series: &[Series], scale
     );
     // Lines and legend.
     for (i, series) in series.iter().enumerate() {
-        let colour = COLOURS[i % COLOURS.len()];
-        let dash = if series.dashed {
-            r#" stroke-dasharray="6 4""#
-        } else {
-            ""
+        let colour = COLOURS[series.colour % COLOURS.len()];
+        let dash = match DASHES[series.dash % DASHES.len()] {
+            "" => String::new(),
+            d => format!(r#" stroke-dasharray="{d}""#),
         };
         let path: Vec<String> = series
             .points
@@ -269,23 +315,21 @@ pub fn chart(title: &str, x_label: &str, y_label: &str, series: &[Series], scale
             r#"<path d="{}" fill="none" stroke="{colour}" stroke-width="2"{dash}/>"#,
             path.join(" ")
         );
+        // Each point with the marker of its line style, so that a series of one point (a
+        // model measured at one size) still says which phase it is.
         for &(x, y) in &series.points {
-            let _ = writeln!(
-                s,
-                r#"<circle cx="{:.1}" cy="{:.1}" r="3" fill="{colour}"/>"#,
-                px(x),
-                py(y)
-            );
+            let _ = writeln!(s, "{}", marker(series.dash, px(x), py(y), colour));
         }
         let ly = TOP + 10.0 + 18.0 * i as f64;
         let _ = writeln!(
             s,
-            r#"<line x1="{0}" y1="{ly}" x2="{1}" y2="{ly}" stroke="{colour}" stroke-width="2"{dash}/><text x="{2}" y="{3}">{4}</text>"#,
+            r#"<line x1="{0}" y1="{ly}" x2="{1}" y2="{ly}" stroke="{colour}" stroke-width="2"{dash}/>{5}<text x="{2}" y="{3}">{4}</text>"#,
             W - RIGHT + 15.0,
             W - RIGHT + 40.0,
             W - RIGHT + 46.0,
             ly + 4.0,
-            escape(&series.name)
+            escape(&series.name),
+            marker(series.dash, W - RIGHT + 27.5, ly, colour)
         );
     }
     s.push_str("</svg>\n");
@@ -302,12 +346,14 @@ mod tests {
             Series {
                 name: "a <b>".into(),
                 points: vec![(2.0, 0.001), (3.0, 0.1), (4.0, 10.0)],
-                dashed: false,
+                colour: 0,
+                dash: 0,
             },
             Series {
                 name: "c".into(),
                 points: vec![(2.0, 0.002), (4.0, 5.0)],
-                dashed: true,
+                colour: 1,
+                dash: 1,
             },
         ];
         let svg = line_chart("t", "N", "s", &series);
@@ -323,7 +369,8 @@ mod tests {
         let series = vec![Series {
             name: "states".into(),
             points: vec![(102_571.0, 1.0), (1_118_878.0, 80.0)],
-            dashed: false,
+            colour: 0,
+            dash: 0,
         }];
         let svg = line_chart("t", "states", "s", &series);
         let ticks: Vec<&str> = svg
@@ -342,7 +389,8 @@ mod tests {
         let series = vec![Series {
             name: "seq".into(),
             points: vec![(1000.0, 0.02), (3000.0, 0.05), (30_000.0, 0.4)],
-            dashed: false,
+            colour: 0,
+            dash: 0,
         }];
         let svg = chart("t", "N", "s", &series, Scale::LogLog);
         let ticks: Vec<&str> = svg

@@ -11,7 +11,7 @@
 use hilbert_certificates::cert::SourceDigest;
 use hilbert_frontend::project::Loaded;
 use hilbert_prover::explore::{Explorer, Limits};
-use hilbert_prover::obligations::{Proofs, prove_reusing};
+use hilbert_prover::obligations::{KeptProof, Proofs, prove_reusing};
 use libfuzzer_sys::fuzz_target;
 
 struct Project {
@@ -115,7 +115,12 @@ fuzz_target!(|data: &[u8]| {
         &p.digests,
         limits(),
         Explorer::Fast,
-        &|network, _| (network == name).then(|| kept.clone()),
+        &|network, _| {
+            (network == name).then(|| KeptProof {
+                certificate: kept.clone(),
+                results: None,
+            })
+        },
     );
     assert_eq!(verdicts(&proofs), verdicts(&p.fresh));
     let reused = proofs.certificates.iter().find(|c| c.name == *name);

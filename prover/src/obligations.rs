@@ -12,6 +12,7 @@
 //!   not believe `B(j) φ`.
 
 use crate::certify;
+use crate::explore::reference::first_fault;
 use crate::explore::{self, Explorer, Graph, Limits, StateId, describe_event};
 use hilbert_certificates::cert::SourceDigest;
 use hilbert_certificates::ir::{self, Command, Cond, Ir, Network, Node};
@@ -146,6 +147,124 @@ pub struct CexStep {
     pub beliefs_added: Vec<String>,
     /// Beliefs removed by the step.
     pub beliefs_removed: Vec<String>,
+    /// Where in the plans it happens: for a rendezvous the sender, then the receiver; for an
+    /// internal step its process; none for a command from outside.
+    pub sites: Vec<Site>,
+}
+
+/// A plan instance that took part in a step, and where in its plan: what a report needs to
+/// point at the send or the receive in the `.hk` file, and a chart to give each instance a
+/// lifeline of its own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Site {
+    /// The instance's number in the network's instance table.
+    pub instance: u32,
+    /// Its name, with its number among the instances of one name when there are several
+    /// (`Dinner/Philosopher#2`); the name alone otherwise (`Dinner/Fork`).
+    pub name: String,
+    /// The plan it runs.
+    pub plan: String,
+    /// The stem of that plan's file (`Table` for `Table.hk`).
+    pub file: String,
+    /// For a send or a receive, the channel as that plan names it (a channel it declares, or
+    /// the parameter it was passed in).
+    pub channel: Option<String>,
+}
+
+/// The plan instance `inst` runs.
+fn instance_plan(net: &Network, inst: u32) -> Option<ir::PlanId> {
+    let instance = net.instances.get(inst as usize)?;
+    match instance.call {
+        None => Some(net.root),
+        Some(call) => match net.nodes.get(call.0 as usize)? {
+            Node::Call { plan, .. } => Some(*plan),
+            _ => None,
+        },
+    }
+}
+
+/// Instance `inst` as a step's site: its plan, its name told apart from its namesakes, and the
+/// channel `chan` as its plan names it, following the channel from the instance that declares
+/// it down the calls' arguments (`None` when the channel came another way).
+fn site(net: &Network, inst: u32, chan: Option<&ir::Value>) -> Option<Site> {
+    let plan = instance_plan(net, inst)?;
+    let code = net.plans.get(plan.0 as usize)?;
+    let name = net.instance_name(inst);
+    let namesakes: Vec<usize> = net
+        .instances
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| i.name == name)
+        .map(|(k, _)| k)
+        .collect();
+    let name = match namesakes.iter().position(|&k| k == inst as usize) {
+        Some(k) if namesakes.len() > 1 => format!("{name}#{}", k + 1),
+        _ => name.to_string(),
+    };
+    let channel = chan.and_then(|chan| {
+        let ir::Value::Chan {
+            instance: owner,
+            plan: owner_plan,
+            index,
+        } = chan
+        else {
+            return None;
+        };
+        let (mut slot, _) = *net
+            .plans
+            .get(owner_plan.0 as usize)?
+            .channels
+            .get(*index as usize)?;
+        // The instances from the sender up to the one that declares the channel.
+        let mut path = Vec::new();
+        let mut at = inst;
+        while at != *owner {
+            path.push(at);
+            at = net.instances.get(at as usize)?.parent?;
+            if path.len() > net.instances.len() {
+                return None;
+            }
+        }
+        for child in path.into_iter().rev() {
+            let call = net.instances.get(child as usize)?.call?;
+            let Node::Call { args, .. } = net.nodes.get(call.0 as usize)? else {
+                return None;
+            };
+            let k = args
+                .iter()
+                .position(|a| matches!(a, ir::Arg::Chan(s) if *s == slot))?;
+            slot = ir::Slot(k as u32);
+        }
+        code.slot_names.get(slot.0 as usize).cloned()
+    });
+    Some(Site {
+        instance: inst,
+        name,
+        plan: code.name.clone(),
+        file: code.file.clone(),
+        channel,
+    })
+}
+
+/// The sites of a step's event ([`Site`]).
+fn sites(net: &Network, event: &hilbert_kernel::semantics::Event) -> Vec<Site> {
+    use hilbert_kernel::semantics::Event;
+    match event {
+        Event::Tau { inst } => site(net, *inst, None).into_iter().collect(),
+        Event::Sync {
+            sender,
+            receiver,
+            chan,
+            ..
+        } => [
+            site(net, *sender, Some(chan)),
+            site(net, *receiver, Some(chan)),
+        ]
+        .into_iter()
+        .flatten()
+        .collect(),
+        Event::Abort => Vec::new(),
+    }
 }
 
 /// A path from the scene that shows a theorem false.
@@ -157,6 +276,53 @@ pub struct Counterexample {
     pub cycle_from: Option<usize>,
     /// What is wrong at the end ("deadlock: …", "finished without …", "cycles without …").
     pub conclusion: String,
+    /// At a deadlock, each process that waits and on what (`Dinner/Philosopher#1 waits to send
+    /// on take1`), in the order of the state's term; empty for any other end.
+    pub blocked: Vec<String>,
+}
+
+/// What each waiting process of `state` waits for: a thread whose next node is a send or a
+/// receive, named by its instance, with the channel as the counterexample names channels.
+pub fn blocked_lines(net: &Network, state: &State) -> Vec<String> {
+    fn walk(net: &Network, term: &Term, out: &mut Vec<String>) {
+        match term {
+            Term::Thread {
+                inst, stack, env, ..
+            } => {
+                let Some(node) = stack.last().and_then(|n| net.nodes.get(n.0 as usize)) else {
+                    return;
+                };
+                let (chan, verb) = match node {
+                    Node::Send { chan, .. } => (chan, "send on"),
+                    Node::Recv { chan, .. } => (chan, "receive on"),
+                    _ => return,
+                };
+                let Some(value) = env.get(chan.0 as usize) else {
+                    return;
+                };
+                let name = site(net, *inst, None)
+                    .map_or_else(|| net.instance_name(*inst).to_string(), |s| s.name);
+                out.push(format!(
+                    "{name} waits to {verb} {}",
+                    net.channel_name(value)
+                ));
+            }
+            Term::Then(a, _) => walk(net, a, out),
+            Term::Par(cs) | Term::Choice(cs) => cs.iter().for_each(|c| walk(net, c, out)),
+            Term::Interrupt(p, q) => {
+                walk(net, p, out);
+                walk(net, q, out);
+            }
+            Term::Suspended(t) => walk(net, t, out),
+            Term::Label { body, .. } | Term::Inst { body, .. } | Term::Handling { body, .. } => {
+                walk(net, body, out)
+            }
+            Term::Done | Term::Faulted(_) => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(net, &state.term, &mut out);
+    out
 }
 
 /// A theorem of the build, known by its network and its name together: names repeat across
@@ -199,6 +365,10 @@ pub struct NetworkCertificate {
     /// When it was not explored again: the kernel's word on the certificate an earlier build
     /// kept, checked against this build's slice and sources ([`prove_reusing`]).
     pub reused: Option<Recheck>,
+    /// Whether a later build can reuse what this one says of the network without exploring it:
+    /// every theorem proved, refuted on the scene (a deadlock or liveness counterexample, which
+    /// it replays) or unproved for a reason the sources alone give, and a certificate written.
+    pub replayable: bool,
     /// The certificate's bytes (empty when it was withheld).
     pub bytes: Vec<u8>,
     /// Why no certificate was written: the exploration passed `--max-memory`, and a certificate
@@ -337,15 +507,28 @@ pub fn prove_using(
     })
 }
 
-/// Where a build finds the certificate an earlier build kept for a network (`Agent.Binding`)
-/// under a key ([`reuse_key`]), if it kept one.
-pub type Kept<'a> = dyn Fn(&str, &[u8; 32]) -> Option<Vec<u8>> + 'a;
+/// Where a build finds what an earlier build kept for a network (`Agent.Binding`) under a key
+/// ([`reuse_key`]), if it kept anything.
+pub type Kept<'a> = dyn Fn(&str, &[u8; 32]) -> Option<KeptProof> + 'a;
 
-/// The kernel's word on a certificate an earlier build kept, which it admitted against this
-/// build's slice of the IR and sources: a network is reused only then.
+/// What an earlier build kept for a network: its certificate and, when not every theorem was
+/// proved, what it said of each theorem. None of it is believed: the kernel checks the
+/// certificate against this build's slice and sources, and every result is checked against the
+/// kernel's verdicts and, for a refutation, by replaying its counterexample ([`prove_reusing`]).
+#[derive(Clone, Debug, Default)]
+pub struct KeptProof {
+    /// The certificate's bytes.
+    pub certificate: Vec<u8>,
+    /// Each theorem's status, in the network's order; `None` when every theorem was proved.
+    pub results: Option<Vec<Status>>,
+}
+
+/// The kernel's word on a certificate an earlier build kept, which it checked against this
+/// build's slice of the IR and sources: a network is reused only when that word agrees with
+/// what was kept (every obligation proved, or the kept refutations replayed).
 #[derive(Clone, Debug)]
 pub struct Recheck {
-    /// The kernel's report: every obligation proved, and the scene's counts it recomputed.
+    /// The kernel's report, with the scene's counts it recomputed.
     pub report: hilbert_kernel::check::Report,
     /// Seconds the kernel took on it.
     pub seconds: f64,
@@ -353,40 +536,268 @@ pub struct Recheck {
     pub peak_bytes: Option<u64>,
 }
 
-/// A kept certificate the kernel admitted again: its bytes, its word and the scene's counts.
+/// A kept certificate checked again: its bytes, the kernel's word, the scene's counts and
+/// each theorem's status.
 struct Reused {
     bytes: Vec<u8>,
     report: Recheck,
     scene: (usize, usize),
+    statuses: Vec<Status>,
 }
 
-/// The kernel's check of `bytes`, a certificate an earlier build kept, against `slice` and
-/// `sources` (the network's slice of this build's IR and the files it comes from): the
-/// certificate when the kernel admits it (every obligation proved, one per theorem the
-/// sources give, `theorems` of them, and the frame) and recomputed the scene; otherwise `None`,
-/// and the network is explored.
-fn admitted_again(
-    bytes: Vec<u8>,
+/// At most this many states a replayed counterexample may stand for at once: a step's text
+/// names processes, not instances, so it can match several steps of one state.
+const REPLAY_WIDTH: usize = 4096;
+
+/// The kernel's check of what an earlier build kept, against `slice` and `sources` (the
+/// network's slice of this build's IR and the files it comes from), and whether it agrees with
+/// what was kept: the certificate valid for exactly these sources and IR, its table closed (so
+/// it is the scene's whole state space), one obligation per theorem the sources give and the
+/// frame; then either every obligation proved (a kept proof), or each kept result checked
+/// (a kept refutation or unproved theorem):
+///
+/// - `proved`: the kernel proved its obligation;
+/// - `refuted`: the kernel refused it, and its counterexample replays on the scene with the
+///   reference semantics ([`replay`]): each step a step of the network from where the steps
+///   before lead, and its end what its conclusion says;
+/// - `unproved`: the kernel refused it, and the reason is one the sources alone give (a goal
+///   that reads a parameter with no value).
+///
+/// `Err` says why not, and the network is explored.
+fn recheck(
+    kept: KeptProof,
     slice: &Ir,
     sources: &[SourceDigest],
-    theorems: usize,
-) -> Option<Reused> {
+    specs: &[Spec],
+) -> Result<Reused, String> {
     let ir = hilbert_certificates::cert::ir_bytes(slice);
     let expected = hilbert_kernel::check::Expected { sources, ir: &ir };
     let phase = crate::memory::Phase::begin();
     let clock = std::time::Instant::now();
-    let report = hilbert_kernel::check::check(&bytes, Some(&expected));
+    let report = hilbert_kernel::check::check(&kept.certificate, Some(&expected));
     let (seconds, peak_bytes) = (clock.elapsed().as_secs_f64(), phase.end());
-    let scene = report.scene?;
-    (report.admitted.is_some() && report.obligations.len() == theorems + 1).then_some(Reused {
-        bytes,
+    let refused = "the kernel did not admit its certificate against these sources";
+    let scene = match (&report.invalid, report.scene) {
+        (None, Some(scene)) if report.obligations.len() == specs.len() + 1 => scene,
+        _ => return Err(refused.into()),
+    };
+    let statuses = match kept.results {
+        None if report.admitted.is_some() => vec![Status::Proved; specs.len()],
+        None => return Err(refused.into()),
+        Some(results) => {
+            if results.len() != specs.len() {
+                return Err(format!(
+                    "it keeps {} results for the network's {} theorems",
+                    results.len(),
+                    specs.len()
+                ));
+            }
+            let net = &slice.networks[0];
+            let agent = &slice.agents[net.agent.0 as usize];
+            let sem = Semantics::new(net, agent);
+            for ((spec, status), (_, verdict)) in
+                specs.iter().zip(&results).zip(&report.obligations)
+            {
+                let proved = matches!(verdict, hilbert_kernel::check::Verdict::Proved);
+                match status {
+                    Status::Proved if proved => {}
+                    Status::Proved => {
+                        return Err(format!(
+                            "it says `{}` was proved, and the kernel refused it",
+                            spec.name
+                        ));
+                    }
+                    _ if proved => {
+                        return Err(format!(
+                            "it says `{}` was not proved, and the kernel proved it",
+                            spec.name
+                        ));
+                    }
+                    Status::Refuted(cex) => replay(slice, net, &sem, agent, &spec.about, cex)
+                        .map_err(|why| {
+                            format!(
+                                "the counterexample it keeps for `{}` does not replay: {why}",
+                                spec.name
+                            )
+                        })?,
+                    Status::Unproved(reason) => {
+                        if static_unproved(agent, &spec.about).as_ref() != Some(reason) {
+                            return Err(format!(
+                                "the sources give no reason for `{}` to be unproved",
+                                spec.name
+                            ));
+                        }
+                    }
+                }
+            }
+            results
+        }
+    };
+    Ok(Reused {
+        bytes: kept.certificate,
         report: Recheck {
             report,
             seconds,
             peak_bytes,
         },
         scene,
+        statuses,
     })
+}
+
+/// Why a liveness theorem is unproved whatever the search finds: its goal reads an agent
+/// parameter with no value (directly, or through the attention). The sources alone say it.
+fn static_unproved(agent: &ir::Agent, about: &About) -> Option<String> {
+    let About::Live(di, _) = about else {
+        return None;
+    };
+    let ir_desire = &agent.desires[*di];
+    if let Some(p) = ir_desire.params_used.first() {
+        Some(format!(
+            "the goal reads the agent parameter `{p}`, which has no value: pass `--param {p}=…` to prove under a value"
+        ))
+    } else if let Some(p) = agent.attention_unset_param()
+        && ir_desire.achieved.iter().any(Cond::reads_attention)
+    {
+        Some(format!(
+            "the goal reads the attention, which an attend rule computes from the agent parameter `{0}`, which has no value: pass `--param {0}=…` to prove under a value",
+            agent.param_name(p)
+        ))
+    } else {
+        None
+    }
+}
+
+/// Whether what a build says of the theorem `about` can be checked by a later build without
+/// exploring ([`recheck`]): a proof (the kernel's word), a deadlock or liveness counterexample on
+/// the scene ([`replay`]; the others run through the explorations of commands from outside,
+/// which a replay does not redo), or a reason to be unproved that the sources alone give.
+fn replayable(agent: &ir::Agent, about: &About, status: &Status) -> bool {
+    match status {
+        Status::Proved => true,
+        Status::Refuted(_) => matches!(about, About::NoDeadlock | About::Live(..)),
+        Status::Unproved(reason) => static_unproved(agent, about).as_ref() == Some(reason),
+    }
+}
+
+/// Replays a counterexample of `about` on the scene of `sem`, with the reference semantics:
+/// from the scene's initial state, each step must be a step of the network (its process, event
+/// and belief changes, as a person reads them) from a state the steps before it lead to; for a
+/// liveness theorem no state on the way may satisfy the goal; and its end must be what the
+/// conclusion says: a state with no step (a deadlock, with the fault that caused it, or a plan
+/// finished without the goal), or for a lasso the state where its cycle began. It checks that
+/// the path is real and shows what it says, not that it is the shortest.
+fn replay(
+    ir: &Ir,
+    net: &Network,
+    sem: &Semantics,
+    agent: &ir::Agent,
+    about: &About,
+    cex: &Counterexample,
+) -> Result<(), String> {
+    let goal: Option<(&[Cond], &str)> = match about {
+        About::NoDeadlock => None,
+        About::Live(di, goal) => Some((&agent.desires[*di].achieved, goal)),
+        _ => return Err("only deadlock and liveness counterexamples are replayed".into()),
+    };
+    if goal.is_none() && cex.cycle_from.is_some() {
+        return Err("a deadlock is not a cycle".into());
+    }
+    if cex.cycle_from.is_some_and(|k| k >= cex.steps.len()) {
+        return Err("its cycle starts after its last step".into());
+    }
+    let is_goal = |s: &State| {
+        goal.is_some_and(|(achieved, _)| {
+            let a = if achieved.iter().any(Cond::reads_attention) {
+                attention(agent, &s.beliefs)
+            } else {
+                0
+            };
+            achieved.iter().any(|c| holds(c, &s.beliefs, Some(a)))
+        })
+    };
+    let start = sem.initial();
+    if is_goal(&start) {
+        return Err("the goal holds in the scene's first state".into());
+    }
+    // Every state the steps so far may stand for, with the state where the cycle began.
+    let mut frontier: Vec<(State, Option<State>)> = vec![(start, None)];
+    for (k, want) in cex.steps.iter().enumerate() {
+        if cex.cycle_from == Some(k) {
+            for (s, c) in &mut frontier {
+                *c = Some(s.clone());
+            }
+        }
+        let mut next: Vec<(State, Option<State>)> = Vec::new();
+        for (s, c) in &frontier {
+            for step in sem.steps(s) {
+                let shown = shown_step(
+                    ir,
+                    net,
+                    &step.event,
+                    &step.effects.added,
+                    &step.effects.removed,
+                );
+                if shown == *want && !is_goal(&step.next) {
+                    let entry = (step.next, c.clone());
+                    if !next.contains(&entry) {
+                        next.push(entry);
+                    }
+                }
+            }
+            if next.len() > REPLAY_WIDTH {
+                return Err(format!(
+                    "step {} stands for more than {REPLAY_WIDTH} states",
+                    k + 1
+                ));
+            }
+        }
+        if next.is_empty() {
+            return Err(format!(
+                "step {} ({}: {}) is no step of the network from where the steps before it lead{}",
+                k + 1,
+                want.process,
+                want.event,
+                if goal.is_some() {
+                    ", or it reaches the goal"
+                } else {
+                    ""
+                }
+            ));
+        }
+        frontier = next;
+    }
+    let ends_right = |s: &State, cycle: &Option<State>| match (cycle, goal) {
+        (Some(c), Some((_, goal))) => {
+            s == c && cex.conclusion == format!("the plan can cycle forever without {goal}")
+        }
+        (Some(_), None) => false,
+        (None, _) if !sem.steps(s).is_empty() => false,
+        (None, None) => {
+            !s.finished()
+                && cex.conclusion == deadlock_text(first_fault(&s.term).as_ref())
+                && cex.blocked == blocked_lines(net, s)
+        }
+        (None, Some((_, goal))) if s.finished() => {
+            cex.conclusion == format!("the plan finished without {goal}")
+        }
+        (None, Some((_, goal))) => {
+            cex.conclusion
+                == format!(
+                    "{}, without {goal}",
+                    deadlock_text(first_fault(&s.term).as_ref())
+                )
+                && cex.blocked == blocked_lines(net, s)
+        }
+    };
+    if frontier.iter().any(|(s, c)| ends_right(s, c)) {
+        Ok(())
+    } else {
+        Err(format!(
+            "its end is not what it says (`{}`)",
+            cex.conclusion
+        ))
+    }
 }
 
 /// What a theorem is about, for deciding it on the explored graph.
@@ -549,12 +960,14 @@ pub fn reuse_key(slice: &Ir, sources: &[SourceDigest]) -> [u8; 32] {
     cert::sha256(&bytes)
 }
 
-/// As [`prove_using`], but a network for which `reuse(name, key)` gives a certificate an
-/// earlier build kept, and which the kernel admits again against the network's slice of `ir`
-/// and its sources, is not explored again: its theorems are named and stated from the sources as
-/// a fresh build states them, proved by the kernel's word, with the counts the kernel
-/// recomputed, and the kernel's report travels with it (`NetworkCertificate::reused`). A kept
-/// certificate the kernel refuses is no proof: the network is explored.
+/// As [`prove_using`], but a network for which `reuse(name, key)` gives what an earlier build
+/// kept ([`KeptProof`]), and whose certificate the kernel checks again against the network's
+/// slice of `ir` and its sources with a word that agrees with what was kept ([`recheck`]: every
+/// obligation proved, or each kept refutation replayed and refused by the kernel), is not
+/// explored again: its theorems are named and stated from the sources as a fresh build states
+/// them, with the counts the kernel recomputed, and the kernel's report travels with it
+/// (`NetworkCertificate::reused`). Anything else kept is no proof: the network is explored, and
+/// `Proofs::stale` says why.
 pub fn prove_reusing(
     ir: &Ir,
     program: &Program,
@@ -633,24 +1046,19 @@ pub fn prove_reusing(
                 &desires,
                 &slice.agents[slice.networks[0].agent.0 as usize],
             );
-            let kept = reuse(&network, &key);
-            let found = kept.is_some();
-            let again =
-                kept.and_then(|bytes| admitted_again(bytes, &slice, &sources_of_net, specs.len()));
-            if found && again.is_none() {
-                proofs.stale.push((
-                    network.clone(),
-                    "the kernel did not admit its certificate against these sources".into(),
-                ));
-            }
-            if let Some(earlier) = again {
+            let again = reuse(&network, &key).map(|kept| {
+                recheck(kept, &slice, &sources_of_net, &specs).map_err(|why| {
+                    proofs.stale.push((network.clone(), why));
+                })
+            });
+            if let Some(Ok(earlier)) = again {
                 let (states, transitions) = earlier.scene;
-                for spec in &specs {
+                for (spec, status) in specs.iter().zip(earlier.statuses) {
                     proofs.theorems.push(Theorem {
                         network: network.clone(),
                         name: spec.name.clone(),
                         statement: spec.statement.clone(),
-                        status: Status::Proved,
+                        status,
                         states,
                         transitions,
                     });
@@ -665,6 +1073,7 @@ pub fn prove_reusing(
                     sources: sources_of_net,
                     key,
                     reused: Some(earlier.report),
+                    replayable: true,
                     bytes: earlier.bytes,
                     withheld: None,
                     states,
@@ -715,6 +1124,7 @@ pub fn prove_reusing(
             let explore_outside = |starts: &mut dyn Iterator<Item = State>, halt: bool| {
                 explore::explore_outside(explorer, net, ir_agent, starts, limits, halt)
             };
+            let mut replayable_results = !placeholder;
             for (index, spec) in specs.into_iter().enumerate() {
                 let commands = match &spec.about {
                     About::Released(atom) => Some(Outside::Released(atom.clone())),
@@ -733,28 +1143,31 @@ pub fn prove_reusing(
                         None => Status::Proved,
                         Some(s) => {
                             let conclusion = deadlock_reason(graph, s);
-                            Status::Refuted(path_cex(ir, net, graph, s, None, conclusion))
+                            let mut cex = path_cex(ir, net, graph, s, None, conclusion);
+                            cex.blocked = blocked_lines(net, &explored.state(s));
+                            Status::Refuted(cex)
                         }
                     },
                     (None, About::Live(di, goal)) => {
                         let ir_desire = &ir_agent.desires[*di];
-                        if let Some(p) = ir_desire.params_used.first() {
-                            Status::Unproved(format!(
-                                "the goal reads the agent parameter `{p}`, which has no value: pass `--param {p}=…` to prove under a value"
-                            ))
-                        } else if let Some(p) = ir_agent.attention_unset_param()
-                            && ir_desire.achieved.iter().any(Cond::reads_attention)
-                        {
-                            Status::Unproved(format!(
-                                "the goal reads the attention, which an attend rule computes from the agent parameter `{0}`, which has no value: pass `--param {0}=…` to prove under a value",
-                                ir_agent.param_name(p)
-                            ))
+                        if let Some(reason) = static_unproved(ir_agent, &spec.about) {
+                            Status::Unproved(reason)
                         } else {
                             let goal_sets = satisfying_sets(graph, ir_agent, &ir_desire.achieved);
                             let is_goal = |s: StateId| goal_sets[graph.belief_set(s)];
                             match inevitable(graph, &is_goal) {
                                 Ok(()) => Status::Proved,
-                                Err(v) => Status::Refuted(violation_cex(ir, net, graph, v, goal)),
+                                Err(v) => {
+                                    let end = match &v {
+                                        Violation::Terminal(s) if !graph.finished(*s) => Some(*s),
+                                        _ => None,
+                                    };
+                                    let mut cex = violation_cex(ir, net, graph, v, goal);
+                                    if let Some(s) = end {
+                                        cex.blocked = blocked_lines(net, &explored.state(s));
+                                    }
+                                    Status::Refuted(cex)
+                                }
                             }
                         }
                     }
@@ -782,6 +1195,7 @@ pub fn prove_reusing(
                     }
                     (None, About::Tell(plan, n, None)) => tell_feasible(ir, net, graph, *plan, *n),
                 };
+                replayable_results &= replayable(ir_agent, &spec.about, &status);
                 proofs.theorems.push(Theorem {
                     network: network.clone(),
                     name: spec.name,
@@ -828,6 +1242,7 @@ pub fn prove_reusing(
                 sources: digests.to_vec(),
                 key,
                 reused: None,
+                replayable: replayable_results && withheld.is_none(),
                 bytes,
                 withheld,
                 states: counts.0,
@@ -1012,7 +1427,12 @@ fn first_deadlock(graph: &Graph) -> Option<StateId> {
 }
 
 fn deadlock_reason(graph: &Graph, s: StateId) -> String {
-    match graph.fault(s) {
+    deadlock_text(graph.fault(s))
+}
+
+/// What is wrong at a deadlock, from the fault that caused it (if a thread faulted).
+fn deadlock_text(fault: Option<&Fault>) -> String {
+    match fault {
         Some(Fault::NoArm(_)) => "deadlock: a `match` whose value matches no arm".into(),
         Some(Fault::DivisionByZero(_)) => "deadlock: a division by zero".into(),
         Some(Fault::Overflow(_)) => "deadlock: an integer left the 64-bit range".into(),
@@ -1156,12 +1576,33 @@ fn path_to(graph: &Graph, target: StateId) -> Vec<(StateId, usize)> {
 
 fn cex_step(ir: &Ir, net: &Network, graph: &Graph, from: StateId, edge: usize) -> CexStep {
     let e = graph.edge(from, edge);
-    let (process, event) = describe_event(net, &e.event);
+    shown_step(ir, net, &e.event, &e.added, &e.removed)
+}
+
+/// A step as a counterexample shows it: who moved, the event, the beliefs it added and removed.
+fn shown_step(
+    ir: &Ir,
+    net: &Network,
+    event: &hilbert_kernel::semantics::Event,
+    added: &[Atom],
+    removed: &[Atom],
+) -> CexStep {
+    let (mut process, shown) = describe_event(net, event);
+    let sites = sites(net, event);
+    // Instances of one name (three philosophers of one plan) told apart by their numbers.
+    match (event, &sites[..]) {
+        (hilbert_kernel::semantics::Event::Sync { .. }, [from, to]) => {
+            process = format!("{} → {}", from.name, to.name);
+        }
+        (hilbert_kernel::semantics::Event::Tau { .. }, [one]) => process = one.name.clone(),
+        _ => {}
+    }
     CexStep {
         process,
-        event,
-        beliefs_added: e.added.iter().map(|a| show_atom(ir, net, a)).collect(),
-        beliefs_removed: e.removed.iter().map(|a| show_atom(ir, net, a)).collect(),
+        event: shown,
+        beliefs_added: added.iter().map(|a| show_atom(ir, net, a)).collect(),
+        beliefs_removed: removed.iter().map(|a| show_atom(ir, net, a)).collect(),
+        sites,
     }
 }
 
@@ -1190,6 +1631,7 @@ fn path_cex(
         steps,
         cycle_from,
         conclusion,
+        blocked: Vec::new(),
     }
 }
 
@@ -1541,6 +1983,7 @@ fn command_step(
             .iter()
             .map(|a| show_atom(ir, net, a))
             .collect(),
+        sites: Vec::new(),
     }
 }
 

@@ -201,3 +201,18 @@ pub fn goal_project(goal: &str) -> TempDir {
     );
     TempDir::with_files(&[("A.ha", agent.as_bytes())])
 }
+
+/// The subcommands `hilbert --help` lists, but `help`.
+pub fn subcommands() -> Vec<String> {
+    let help = hilbert(&["--help"], None);
+    assert_eq!(help.code, Some(0));
+    help.stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|&n| n != "help")
+        .map(str::to_string)
+        .collect()
+}
