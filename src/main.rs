@@ -1,5 +1,5 @@
-//! The `hilbert` command line: `hilbert check`, `build`, `verify`, `run`, `replay`, `bench` and
-//! `explain` (see `docs/cli.md`).
+//! The `hilbert` command line: `hilbert check`, `build`, `verify`, `run`, `replay`, `bench`,
+//! `explain` and `lsp` (see `docs/cli.md`).
 //!
 //! This is the only place that prints or exits. Exit codes: 0 clean, 1 refused (errors, or
 //! warnings under `--deny-warnings`), 2 a usage or environment error (clap's own usage errors
@@ -50,6 +50,17 @@ enum Command {
     Bench(bench::Args),
     /// Say what a diagnostic code means, with an example and the fix.
     Explain(explain::Args),
+    /// Serve the Language Server Protocol on standard input and output, for editors
+    /// (docs/editors.md).
+    Lsp(LspArgs),
+}
+
+/// `hilbert lsp` takes no options: an editor configures it with the protocol's settings.
+#[derive(clap::Args, Debug)]
+struct LspArgs {
+    /// Accepted and ignored: editors' clients (VS Code's among them) pass it.
+    #[arg(long, hide = true)]
+    stdio: bool,
 }
 
 /// How a report is written.
@@ -84,6 +95,7 @@ fn main() -> ExitCode {
         Command::Replay(args) => run::replay(&args),
         Command::Bench(args) => bench::run(&args),
         Command::Explain(args) => explain::run(&args),
+        Command::Lsp(_) => u8::try_from(hilbert_lsp::run_stdio()).unwrap_or(EXIT_USAGE),
     };
     // A report that could not be written (a full disk) is an environment error.
     ExitCode::from(output::write_failure().unwrap_or(code))
