@@ -555,3 +555,209 @@ fn an_editor_session_on_the_seed() {
 
     assert_eq!(c.shut_down(), Some(0));
 }
+
+#[test]
+fn bad_input_is_answered_and_never_stops_the_server() {
+    let dir = example("production-line");
+    let agent = dir.0.join("Operator.ha");
+    let plans = dir.0.join("Line.hk");
+    let text = std::fs::read_to_string(&agent).expect("the agent");
+    let mut c = Client::start();
+
+    // Before `initialize`: a request is refused as the protocol says.
+    let early = c.call(
+        "textDocument/hover",
+        position(&agent, json!({"line": 0, "character": 0})),
+    );
+    assert_eq!(early["error"]["code"], -32002, "{early}");
+    c.initialize(&dir.0, json!({}));
+
+    // Frames that are not messages: not JSON, not UTF-8, not a JSON-RPC message.
+    for body in [
+        &b"{\"jsonrpc\": \"2.0\", \"id\": 7, "[..],
+        b"\"\xff\xfe\"",
+        b"[1, 2, 3]",
+    ] {
+        c.frame(body);
+        let error = c.wait("a parse error", |m| {
+            m.get("error").is_some() && m["id"].is_null()
+        });
+        assert_eq!(error["error"]["code"], -32700, "{error}");
+    }
+    // An unknown request, and a known one with parameters of the wrong shape.
+    let unknown = c.call("textDocument/frobnicate", json!({}));
+    assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
+    let wrong = c.call("textDocument/hover", json!({"textDocument": 3}));
+    assert_eq!(wrong["error"]["code"], -32602, "{wrong}");
+
+    // A half-typed file: its syntax errors are published, and requests anywhere in it are
+    // answered.
+    let half = text.replacen("  intend Work for Produced when", "  intend Work for (", 1);
+    c.open(&agent, &half);
+    let found = c.diagnostics(&uri(&agent), Some(1));
+    assert!(
+        found.iter().any(|d| d["severity"] == 1),
+        "no error in a half-typed file: {found:?}"
+    );
+    let lines = half.lines().count();
+    for line in 0..lines + 2 {
+        for character in [0, 5, 17, 400] {
+            let at = json!({"line": line, "character": character});
+            for method in [
+                "textDocument/hover",
+                "textDocument/definition",
+                "textDocument/completion",
+            ] {
+                let reply = c.call(method, position(&agent, at.clone()));
+                assert!(reply.get("error").is_none(), "{method} at {at}: {reply}");
+            }
+        }
+    }
+    // Typing at the very end, one character at a time, as an editor sends it.
+    let mut typed = String::new();
+    for (i, ch) in "agent B {\n  belief x(".chars().enumerate() {
+        typed.push(ch);
+        c.change(&agent, 2 + i as i64, &typed);
+    }
+    let version = 1 + "agent B {\n  belief x(".chars().count() as i64;
+    let found = c.diagnostics(&uri(&agent), Some(version));
+    assert!(!found.is_empty(), "an unfinished agent gives diagnostics");
+
+    // A file of the project that is not UTF-8 on disk: the check's diagnostic for it.
+    let bad = dir.0.join("Broken.hk");
+    std::fs::write(&bad, b"plan P() : Operator \xff= SKIP\n").expect("write");
+    c.change(&agent, 100, &text);
+    let found = c.diagnostics(&uri(&bad), None);
+    assert_eq!(codes(&found)[0].0, "HK0005", "{found:?}");
+    std::fs::remove_file(&bad).expect("remove");
+
+    // Files deleted while open: the open one is still checked from its text (here with its
+    // plan file gone), and closing it clears its diagnostics.
+    std::fs::remove_file(&agent).expect("remove the agent");
+    std::fs::remove_file(&plans).expect("remove the plans");
+    c.change(&agent, 101, &text);
+    let found = c.diagnostics(&uri(&agent), Some(101));
+    assert!(
+        found
+            .iter()
+            .any(|d| d["message"].as_str().unwrap_or("").contains("Line")),
+        "the missing plan file is not reported: {found:?}"
+    );
+    let hover = c.request(
+        "textDocument/hover",
+        position(&agent, at(&text, "made(n)", 0, 1)),
+    );
+    assert!(
+        hover["contents"]["value"]
+            .as_str()
+            .unwrap_or("")
+            .contains("belief made")
+    );
+    c.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": uri(&agent)}}),
+    );
+    assert_eq!(c.diagnostics(&uri(&agent), None), Vec::<Value>::new());
+    std::fs::remove_dir_all(&dir.0).expect("remove the directory");
+    let gone = c.call(
+        "textDocument/hover",
+        position(&agent, json!({"line": 0, "character": 0})),
+    );
+    assert!(gone.get("error").is_none(), "{gone}");
+
+    assert_eq!(c.shut_down(), Some(0));
+}
+
+#[test]
+fn exit_without_shutdown_is_code_1_and_requests_after_shutdown_are_refused() {
+    let dir = example("production-line");
+    let mut c = Client::start();
+    c.initialize(&dir.0, json!({}));
+    c.notify("exit", Value::Null);
+    c.stdin = None;
+    let status = c.child.wait().expect("the server exits");
+    assert_eq!(status.code(), Some(1));
+
+    let mut c = Client::start();
+    c.initialize(&dir.0, json!({}));
+    assert_eq!(c.request("shutdown", Value::Null), Value::Null);
+    let late = c.call(
+        "textDocument/hover",
+        position(
+            &dir.0.join("Operator.ha"),
+            json!({"line": 0, "character": 0}),
+        ),
+    );
+    assert_eq!(late["error"]["code"], -32600, "{late}");
+    c.notify("exit", Value::Null);
+    c.stdin = None;
+    assert_eq!(c.child.wait().expect("the server exits").code(), Some(0));
+}
+
+/// An agent whose intention's condition Z3 cannot decide (x³ + y³ = z³ in positive integers):
+/// the dead-rule analysis asks a query that runs until its timeout.
+const UNDECIDABLE: &str = "agent Operator() : Agency
+{
+  belief done(n: Int)
+  belief busy(n: Int)
+  desire Finished reachable by [Work]
+  commit single_minded
+  attention Working initially
+  intend Work for Finished when B(self) done(x) ∧ B(self) busy(y) ∧ B(self) done(z) ∧ x > 0 ∧ y > 0 ∧ z > 0 ∧ x * x * x + y * y * y = z * z * z
+  achieved Finished when B(self) done(3)
+  plan Work ↦ Line.Produce
+}
+";
+
+#[test]
+fn a_slow_check_does_not_hold_requests_and_an_edit_cancels_it() {
+    let plan = "plan Produce() : Operator ≔ believe done(3)\n";
+    let dir = TempDir::with_files(&[
+        ("Operator.ha", UNDECIDABLE.as_bytes()),
+        ("Line.hk", plan.as_bytes()),
+    ]);
+    let agent = dir.0.join("Operator.ha");
+    let mut c = Client::start();
+    // Z3 may take ten minutes a query: only the cancellation ends this check early.
+    c.initialize(
+        &dir.0,
+        json!({"smtTimeoutMs": 600_000, "smtBudgetMs": 600_000}),
+    );
+    c.open(&agent, UNDECIDABLE);
+    // Requests are answered while the check runs: before anything is published.
+    let hover = c.request(
+        "textDocument/hover",
+        position(&agent, at(UNDECIDABLE, "done(x)", 0, 1)),
+    );
+    assert!(
+        hover["contents"]["value"]
+            .as_str()
+            .unwrap_or("")
+            .contains("belief done(n: Int)")
+    );
+    let symbols = c.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": uri(&agent)}}),
+    );
+    assert_eq!(symbols[0]["name"], "Operator");
+    assert!(
+        !c.log
+            .iter()
+            .any(|m| m["method"] == "textDocument/publishDiagnostics"),
+        "a check of an undecidable condition finished: {:?}",
+        c.log
+    );
+    // An edit: the slow check is cancelled, and the new text's diagnostics come.
+    let simple = UNDECIDABLE.replace("∧ x * x * x + y * y * y = z * z * z", "∧ x + y = z");
+    c.change(&agent, 2, &simple);
+    let found = c.diagnostics(&uri(&agent), Some(2));
+    assert!(found.iter().all(|d| d["severity"] != 1), "{found:?}");
+    // The cancelled check published nothing.
+    assert!(
+        !c.log.iter().any(
+            |m| m["method"] == "textDocument/publishDiagnostics" && m["params"]["version"] == 1
+        ),
+        "the cancelled check's diagnostics were published"
+    );
+    assert_eq!(c.shut_down(), Some(0));
+}
