@@ -219,6 +219,9 @@ fn is_operator(kind: TokenKind) -> bool {
     )
 }
 
+/// What a lexer token should be highlighted as: its description, and the test of a scope.
+type Expected<'a> = (&'a str, &'a dyn Fn(&str) -> bool);
+
 /// Every source file under `dir`, recursively.
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -283,7 +286,7 @@ fn the_grammars_highlight_every_example_as_the_lexer_reads_it() {
                 .get(&s)
                 .filter(|h| h.end == e)
                 .map(|h| h.scope.as_str());
-            let want: Option<(&str, &dyn Fn(&str) -> bool)> = match t.kind {
+            let want: Option<Expected<'_>> = match t.kind {
                 TokenKind::Ident => {
                     let is_kw = KEYWORDS
                         .iter()
