@@ -761,3 +761,95 @@ fn a_slow_check_does_not_hold_requests_and_an_edit_cancels_it() {
     );
     assert_eq!(c.shut_down(), Some(0));
 }
+
+#[test]
+fn theorems_on_save_are_shown_on_their_bindings() {
+    // The seed: every theorem proved, on the binding of its network.
+    let dir = example("production-line");
+    let agent = dir.0.join("Operator.ha");
+    let text = std::fs::read_to_string(&agent).expect("the agent");
+    let mut c = Client::start();
+    c.initialize(&dir.0, json!({"theoremsOnSave": true}));
+    c.open(&agent, &text);
+    assert_eq!(c.diagnostics(&uri(&agent), Some(1)), Vec::<Value>::new());
+    c.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": uri(&agent)}}),
+    );
+    let found = c.diagnostics(&uri(&agent), Some(1));
+    let theorems: Vec<(&str, &Value, &Value)> = found
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap_or(""),
+                &d["severity"],
+                &d["range"]["start"]["line"],
+            )
+        })
+        .collect();
+    let work = at(&text, "plan Work", 0, 0)["line"].clone();
+    let stop = at(&text, "plan Stop", 0, 0)["line"].clone();
+    let info = json!(3);
+    assert_eq!(
+        theorems,
+        [
+            ("Produce_no_deadlock", &info, &work),
+            ("Work_live_Produced", &info, &work),
+            ("Work_released_Produced", &info, &work),
+            ("Produce_abortable", &info, &work),
+            ("Shutdown_no_deadlock", &info, &stop),
+            ("Stop_live_Safe", &info, &stop),
+        ],
+        "{found:?}"
+    );
+    // An edit: the theorems are of the saved text, and go until the next save.
+    c.change(&agent, 2, &text.replacen("Producing", "Producing ", 1));
+    assert_eq!(c.diagnostics(&uri(&agent), Some(2)), Vec::<Value>::new());
+    assert_eq!(c.shut_down(), Some(0));
+
+    // A refuted theorem: an error, its counterexample in related information.
+    let dir = example("cross-wait-deadlock");
+    let agent = dir.0.join("Trader.ha");
+    let text = std::fs::read_to_string(&agent).expect("the agent");
+    let mut c = Client::start();
+    c.initialize(&dir.0, json!({"theoremsOnSave": true}));
+    c.open(&agent, &text);
+    c.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": uri(&agent)}}),
+    );
+    let found = c.wait("the theorems", |m| {
+        m["method"] == "textDocument/publishDiagnostics"
+            && m["params"]["uri"] == uri(&agent)
+            && m["params"]["diagnostics"]
+                .as_array()
+                .is_some_and(|d| d.iter().any(|d| d["source"] == "hilbert build"))
+    });
+    let refuted = found["params"]["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .find(|d| d["code"] == "Swap_no_deadlock")
+        .unwrap_or_else(|| panic!("no Swap_no_deadlock: {found}"))
+        .clone();
+    assert_eq!(refuted["severity"], 1, "{refuted}");
+    assert!(
+        refuted["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("refuted"),
+        "{refuted}"
+    );
+    let steps: Vec<&str> = refuted["relatedInformation"]
+        .as_array()
+        .expect("the counterexample")
+        .iter()
+        .map(|r| r["message"].as_str().unwrap_or(""))
+        .collect();
+    assert!(steps.len() >= 2, "{steps:?}");
+    assert!(
+        steps.last().is_some_and(|s| s.starts_with("⇒ deadlock")),
+        "{steps:?}"
+    );
+    assert_eq!(c.shut_down(), Some(0));
+}

@@ -14,6 +14,7 @@ function settings() {
     smtTimeoutMs: c.get('smtTimeoutMs'),
     smtBudgetMs: c.get('smtBudgetMs'),
     theoremsOnSave: c.get('theoremsOnSave'),
+    theoremMaxStates: c.get('theoremMaxStates'),
     projects: c.get('projects'),
   };
 }

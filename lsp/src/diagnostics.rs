@@ -11,9 +11,10 @@ use crate::uri;
 use crossbeam_channel::{Receiver, Sender};
 use hilbert_frontend::project::Loaded;
 use hilbert_frontend::{Diagnostic, Severity, SourceMap, Span};
+use hilbert_prover::obligations::{Status, Theorem};
 use lsp_types::{DiagnosticRelatedInformation, DiagnosticSeverity, Location, NumberOrString};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// What the checker is asked to do.
 pub struct Job {
@@ -31,6 +32,9 @@ pub struct Job {
     pub options: hilbert_smt::Options,
     /// How positions count.
     pub encoding: Encoding,
+    /// When the theorems are to be proved too (on save, if the setting asks), the bounds of
+    /// their exploration.
+    pub theorems: Option<hilbert_prover::explore::Limits>,
 }
 
 /// What a check found, by file.
@@ -92,12 +96,30 @@ fn check(job: &Job) -> Option<Done> {
     if job.cancel.is_cancelled() || checked.as_ref().is_ok_and(|c| c.smt.cancelled()) {
         return None;
     }
+    let sources = &job.loaded.sources;
+    let mut theorems = Vec::new();
     let diagnostics = match checked {
-        Ok(c) => c.diagnostics,
+        Ok(c) => {
+            let mut diagnostics = c.diagnostics;
+            if let (Some(limits), Some(ir), false) = (
+                job.theorems,
+                &c.ir,
+                diagnostics.iter().any(Diagnostic::is_error),
+            ) {
+                let proofs =
+                    hilbert_prover::obligations::prove(ir, &c.program, sources, &[], limits);
+                diagnostics.extend(proofs.diagnostics.iter().cloned());
+                theorems = proofs
+                    .theorems
+                    .iter()
+                    .filter_map(|t| theorem(t, &c.program))
+                    .collect();
+            }
+            diagnostics
+        }
         // No parameter values are given, so none can be wrong.
         Err(_) => Vec::new(),
     };
-    let sources = &job.loaded.sources;
     let mut files: BTreeMap<PathBuf, Vec<lsp_types::Diagnostic>> = sources
         .files()
         .iter()
@@ -117,6 +139,23 @@ fn check(job: &Job) -> Option<Done> {
         found.push((path.clone(), d.span, d.code.to_string()));
         let converted = convert(d, sources, &lines, job.encoding);
         files.entry(path).or_default().push(converted);
+    }
+    for (span, t) in theorems {
+        let Some(file) = sources.files().get(span.file.0 as usize) else {
+            continue;
+        };
+        let i = span.file.0 as usize;
+        let range = lines[i].range(
+            &file.text,
+            span.start as usize,
+            span.end as usize,
+            job.encoding,
+        );
+        let diagnostic = theorem_diagnostic(&t, range, Path::new(&file.path));
+        files
+            .entry(PathBuf::from(&file.path))
+            .or_default()
+            .push(diagnostic);
     }
     if let Some(why) = &job.load_error {
         for (path, list) in files.iter_mut() {
@@ -194,5 +233,92 @@ pub fn convert(
         related_information: (!related.is_empty()).then_some(related),
         tags: None,
         data: None,
+    }
+}
+
+/// A theorem and the span of the binding whose network it is of (`Agent.Binding`).
+fn theorem(t: &Theorem, program: &hilbert_frontend::check::Program) -> Option<(Span, Theorem)> {
+    let span = program.agents.iter().find_map(|a| {
+        a.bindings
+            .iter()
+            .find(|b| t.network == format!("{}.{}", a.name, b.name))
+            .map(|b| b.span)
+    })?;
+    Some((span, t.clone()))
+}
+
+/// A theorem as a diagnostic on its binding: proved (information), refuted (an error, its
+/// counterexample's steps as related information at the binding) or unproved (a warning, with
+/// the reason). The prover's word: `hilbert build` has the kernel re-check it.
+fn theorem_diagnostic(t: &Theorem, range: lsp_types::Range, path: &Path) -> lsp_types::Diagnostic {
+    let (severity, mut message, steps) = match &t.status {
+        Status::Proved => (
+            DiagnosticSeverity::INFORMATION,
+            format!("theorem `{}` proved: {}", t.name, t.statement),
+            Vec::new(),
+        ),
+        Status::Refuted(cex) => {
+            let mut steps: Vec<String> = cex
+                .steps
+                .iter()
+                .enumerate()
+                .map(|(k, s)| {
+                    let mut line = format!("{}. {}: {}", k + 1, s.process, s.event);
+                    for b in &s.beliefs_added {
+                        line.push_str(&format!(" +{b}"));
+                    }
+                    for b in &s.beliefs_removed {
+                        line.push_str(&format!(" -{b}"));
+                    }
+                    if cex.cycle_from == Some(k) {
+                        line.push_str(" (from here the path repeats)");
+                    }
+                    line
+                })
+                .collect();
+            if steps.is_empty() {
+                steps.push("(the scene's first state)".into());
+            }
+            steps.push(format!("⇒ {}", cex.conclusion));
+            (
+                DiagnosticSeverity::ERROR,
+                format!(
+                    "theorem `{}` refuted: {}\ncounterexample: {}",
+                    t.name, t.statement, cex.conclusion
+                ),
+                steps,
+            )
+        }
+        Status::Unproved(why) => (
+            DiagnosticSeverity::WARNING,
+            format!(
+                "theorem `{}` unproved: {}\nnote: {why}",
+                t.name, t.statement
+            ),
+            Vec::new(),
+        ),
+    };
+    message.push_str(&format!(
+        "\nnote: {} states explored; the prover's word, which `hilbert build` has the kernel re-check",
+        t.states
+    ));
+    let related: Vec<DiagnosticRelatedInformation> = match uri::from_path(path) {
+        Some(uri) => steps
+            .into_iter()
+            .map(|m| DiagnosticRelatedInformation {
+                location: Location::new(uri.clone(), range),
+                message: m,
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    lsp_types::Diagnostic {
+        range,
+        severity: Some(severity),
+        code: Some(NumberOrString::String(t.name.clone())),
+        source: Some("hilbert build".into()),
+        message,
+        related_information: (!related.is_empty()).then_some(related),
+        ..Default::default()
     }
 }

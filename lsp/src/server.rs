@@ -41,6 +41,9 @@ pub struct Config {
     pub theorems_on_save: bool,
     /// Directories checked as one project each (absolute, or relative to the workspace).
     pub projects: Vec<String>,
+    /// The states a network's exploration may reach on save before its theorems are left
+    /// unproved (`hilbert build --max-states`).
+    pub theorem_max_states: usize,
 }
 
 impl Default for Config {
@@ -50,6 +53,7 @@ impl Default for Config {
             smt_budget_ms: 3000,
             theorems_on_save: false,
             projects: Vec::new(),
+            theorem_max_states: 200_000,
         }
     }
 }
@@ -460,7 +464,9 @@ impl Server {
                     return;
                 };
                 if let Some(path) = self.source_path(&p.text_document.uri) {
-                    self.changed(&path);
+                    let root = workspace::project_of(&path, &self.roots());
+                    let theorems = self.config.theorems_on_save;
+                    self.schedule_with(&root, theorems);
                 }
             }
             note::DidChangeWatchedFiles::METHOD => {
@@ -504,6 +510,11 @@ impl Server {
     /// Reads the project at `root` again and sends it to the checker, cancelling its check in
     /// progress.
     fn schedule(&mut self, root: &Path) {
+        self.schedule_with(root, false);
+    }
+
+    /// As [`Server::schedule`], proving the theorems too if `theorems`.
+    fn schedule_with(&mut self, root: &Path, theorems: bool) {
         let sources = workspace::read(root, &self.docs);
         let project = self.projects.entry(root.to_path_buf()).or_default();
         project.cancel.cancel();
@@ -524,6 +535,11 @@ impl Server {
                 max_memory: Some(hilbert_prover::memory::default_limit()),
             },
             encoding: self.encoding,
+            theorems: theorems.then(|| hilbert_prover::explore::Limits {
+                max_states: self.config.theorem_max_states,
+                jobs: 1,
+                max_memory: hilbert_prover::memory::default_limit(),
+            }),
         };
         project.sources = Some(sources);
         let _ = self.jobs.send(job);
