@@ -279,6 +279,16 @@ fn position(path: &Path, pos: Value) -> Value {
     json!({"textDocument": {"uri": uri(path)}, "position": pos})
 }
 
+/// The labels of a completion list.
+fn labels_of(items: &Value) -> Vec<&str> {
+    items
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|i| i["label"].as_str().unwrap_or(""))
+        .collect()
+}
+
 /// The codes of a list of published diagnostics, with their 1-based lines and columns.
 fn codes(diagnostics: &[Value]) -> Vec<(String, u64, u64)> {
     diagnostics
@@ -499,6 +509,18 @@ fn an_editor_session_on_the_seed() {
         .map(|s| s["name"].as_str().unwrap_or(""))
         .collect();
     assert_eq!(plans_found, ["Feed", "Build", "Produce", "Shutdown"]);
+    let produce: Vec<(&str, &str)> = symbols[2]["children"]
+        .as_array()
+        .expect("its channel and label")
+        .iter()
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap_or(""),
+                s["detail"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(produce, [("parts", "channel"), ("feed", "label")]);
 
     // Completion: `->` offers `→` in its place; inside the agent, its names and keywords.
     let typing = text.replacen("  plan Stop", "  x ->\n  plan Stop", 1);
@@ -520,12 +542,7 @@ fn an_editor_session_on_the_seed() {
         "textDocument/completion",
         position(&agent, at(&typing, "x ->", 0, 0)),
     );
-    let labels: Vec<&str> = items
-        .as_array()
-        .expect("items")
-        .iter()
-        .map(|i| i["label"].as_str().unwrap_or(""))
-        .collect();
+    let labels = labels_of(&items);
     for name in [
         "made",
         "Produced",
@@ -545,12 +562,7 @@ fn an_editor_session_on_the_seed() {
         "textDocument/completion",
         position(&agent, at(&qualified, "Line.\n", 0, 5)),
     );
-    let labels: Vec<&str> = items
-        .as_array()
-        .expect("items")
-        .iter()
-        .map(|i| i["label"].as_str().unwrap_or(""))
-        .collect();
+    let labels = labels_of(&items);
     assert_eq!(labels, ["Build", "Feed", "Produce", "Shutdown"]);
 
     assert_eq!(c.shut_down(), Some(0));

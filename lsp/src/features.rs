@@ -6,7 +6,7 @@ use crate::index::{Declaration, Symbol};
 use crate::text::{Encoding, LineIndex};
 use crate::uri;
 use crate::workspace::Snapshot;
-use hilbert_frontend::syntax::ast::{MemberKind, Module, ProcKind};
+use hilbert_frontend::syntax::ast::{MemberKind, Module};
 use hilbert_frontend::syntax::keywords::{self, KEYWORDS, OPERATORS};
 use hilbert_frontend::{Dialect, FileId, SourceFile, Span, explain};
 use lsp_types::{
@@ -318,9 +318,21 @@ pub fn symbols(snapshot: &Snapshot, file: FileId, encoding: Encoding) -> Vec<Doc
                         None,
                     ));
                 }
-                for l in labels(p) {
+                // The plan's labels, as the index found them.
+                let stem = snapshot.sources.get(file).stem();
+                let mut labels: Vec<&Declaration> = snapshot
+                    .index
+                    .all_declarations()
+                    .filter(|d| {
+                        d.span.file == file
+                            && matches!(&d.symbol, Symbol::Label(s, plan, _)
+                                if s == stem && *plan == p.name.name)
+                    })
+                    .collect();
+                labels.sort_by_key(|d| d.span.start);
+                for l in labels {
                     children.push(sym(
-                        &l.name,
+                        l.symbol.name(),
                         Some("label".into()),
                         SymbolKind::KEY,
                         l.span,
@@ -380,38 +392,6 @@ pub fn symbols(snapshot: &Snapshot, file: FileId, encoding: Encoding) -> Vec<Doc
                     Some(children),
                 ));
             }
-        }
-    }
-    out
-}
-
-/// The labels of a plan, in order.
-fn labels(
-    p: &hilbert_frontend::syntax::ast::PlanDecl,
-) -> Vec<&hilbert_frontend::syntax::ast::Ident> {
-    let mut out = Vec::new();
-    let mut stack: Vec<&hilbert_frontend::syntax::ast::Proc> = Vec::new();
-    stack.extend(p.body.iter());
-    stack.extend(p.handlers.iter().map(|h| &h.body));
-    stack.reverse();
-    while let Some(p) = stack.pop() {
-        match &p.kind {
-            ProcKind::Parallel(ps) | ProcKind::Choice(ps) | ProcKind::Seq(ps) => {
-                stack.extend(ps.iter().rev());
-            }
-            ProcKind::Interrupt(a, b) => {
-                stack.push(b);
-                stack.push(a);
-            }
-            ProcKind::Labelled(l, inner) => {
-                out.push(l);
-                stack.push(inner);
-            }
-            ProcKind::Match { arms, other, .. } => {
-                stack.extend(other.iter().map(|o| &**o));
-                stack.extend(arms.iter().rev().map(|a| &a.body));
-            }
-            _ => {}
         }
     }
     out

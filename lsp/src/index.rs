@@ -302,11 +302,13 @@ impl Builder<'_> {
     }
 
     fn params(&self, params: &[Param]) -> String {
-        let list: Vec<String> = params
-            .iter()
-            .map(|p| format!("{}: {}", p.name.name, self.text(p.ty.span)))
-            .collect();
+        let list: Vec<String> = params.iter().map(|p| self.param(p)).collect();
         list.join(", ")
+    }
+
+    /// `name: Type`, as written.
+    fn param(&self, p: &Param) -> String {
+        format!("{}: {}", p.name.name, self.text(p.ty.span))
     }
 
     // ------------------------------------------------------------ .ha
@@ -335,7 +337,7 @@ impl Builder<'_> {
         );
         let of = format!("of agent `{name}`");
         for p in &a.params {
-            let sig = format!("{}: {}", p.name.name, self.text(p.ty.span));
+            let sig = self.param(p);
             self.declare(
                 p.name.span,
                 Symbol::AgentParam(name.clone(), p.name.name.to_string()),
@@ -376,7 +378,7 @@ impl Builder<'_> {
                         vec![format!("a belief {of}")],
                     );
                     for p in params {
-                        let sig = format!("{}: {}", p.name.name, self.text(p.ty.span));
+                        let sig = self.param(p);
                         self.declare(
                             p.name.span,
                             Symbol::BeliefField(
@@ -560,7 +562,7 @@ impl Builder<'_> {
         }
         let of = format!("of plan `{stem}.{name}`");
         for prm in &p.params {
-            let sig = format!("{}: {}", prm.name.name, self.text(prm.ty.span));
+            let sig = self.param(prm);
             self.declare(
                 prm.name.span,
                 Symbol::PlanParam(stem.to_string(), name.clone(), prm.name.name.to_string()),
