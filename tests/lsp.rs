@@ -865,3 +865,37 @@ fn theorems_on_save_are_shown_on_their_bindings() {
     );
     assert_eq!(c.shut_down(), Some(0));
 }
+
+#[test]
+fn a_directory_that_cannot_be_read_is_said_and_the_open_files_are_checked() {
+    // A FIFO named as a source: `hilbert check` refuses the directory (it never reads one);
+    // the server says so on the open files and checks them alone.
+    let dir = example("production-line");
+    let fifo = dir.0.join("Pipe.hk");
+    let made = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("run mkfifo");
+    assert!(made.success(), "mkfifo failed");
+    let agent = dir.0.join("Operator.ha");
+    let text = std::fs::read_to_string(&agent).expect("the agent");
+    let mut c = Client::start();
+    c.initialize(&dir.0, json!({}));
+    c.open(&agent, &text);
+    let found = c.diagnostics(&uri(&agent), Some(1));
+    let first = &found[0];
+    assert_eq!(first["severity"], 2, "{found:?}");
+    let message = first["message"].as_str().unwrap_or("");
+    assert!(
+        message.contains("Pipe.hk") && message.contains("only the open files"),
+        "{message}"
+    );
+    // Line.hk, not open, is not read: the binding names a plan file the check has not got.
+    assert!(
+        found
+            .iter()
+            .any(|d| d["severity"] == 1 && d["message"].as_str().unwrap_or("").contains("Line")),
+        "{found:?}"
+    );
+    assert_eq!(c.shut_down(), Some(0));
+}

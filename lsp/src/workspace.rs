@@ -120,10 +120,10 @@ pub fn read(root: &Path, docs: &BTreeMap<PathBuf, Document>) -> Sources {
     let mut versions = BTreeMap::new();
     let mut seen = std::collections::BTreeSet::new();
     let mut load_error = None;
-    let disk = root
-        .to_str()
-        .ok_or_else(|| "the directory's name is not UTF-8".to_string())
-        .and_then(|r| project::load(&[r.to_string()]).map_err(|e| e.to_string()));
+    let disk = match root.to_str() {
+        Some(r) => project::load(&[r.to_string()]).map_err(Some),
+        None => Err(None),
+    };
     match disk {
         Ok(from_disk) => {
             for file in from_disk.sources.files() {
@@ -144,8 +144,10 @@ pub fn read(root: &Path, docs: &BTreeMap<PathBuf, Document>) -> Sources {
         }
         // A directory with no sources on disk (every file unsaved, or deleted) is checked
         // from its open documents; one that cannot be read is too, and says why.
-        Err(e) if !root.is_dir() || e.starts_with("no .ha") => {}
-        Err(e) => load_error = Some(e),
+        Err(Some(project::LoadError::NoSources { .. })) => {}
+        Err(_) if !root.is_dir() => {}
+        Err(Some(e)) => load_error = Some(e.to_string()),
+        Err(None) => load_error = Some("the directory's name is not UTF-8".into()),
     }
     for (path, doc) in docs {
         if seen.contains(path) || !walked(root, path) {
