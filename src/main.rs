@@ -1,5 +1,5 @@
-//! The `hilbert` command line: `hilbert check`, `build`, `verify`, `run`, `replay`, `bench` and
-//! `explain` (see `docs/cli.md`).
+//! The `hilbert` command line: `hilbert check`, `build`, `verify`, `run`, `replay`, `bench`,
+//! `explain` and `lsp` (see `docs/cli.md`).
 //!
 //! This is the only place that prints or exits. Exit codes: 0 clean, 1 refused (errors, or
 //! warnings under `--deny-warnings`), 2 a usage or environment error (clap's own usage errors
@@ -85,6 +85,10 @@ enum Command {
     /// Print hilbert's manual page (roff) on standard output.
     #[command(after_help = concat!("Example:\n  mkdir -p ~/.local/share/man/man1 && hilbert man > ~/.local/share/man/man1/hilbert.1\n\n", "Exit codes: 0 written."))]
     Man,
+    /// Serve the Language Server Protocol on standard input and output, for editors
+    /// (docs/editors.md).
+    #[command(after_help = concat!("Example (what an editor's client runs):\n  hilbert lsp\n\n", "Exit codes: 0 after the protocol's shutdown and exit, 1 on exit without shutdown."))]
+    Lsp(LspArgs),
 }
 
 /// The options of `hilbert completions`.
@@ -93,6 +97,14 @@ struct CompletionsArgs {
     /// The shell to complete in.
     #[arg(value_enum)]
     shell: clap_complete::Shell,
+}
+
+/// `hilbert lsp` takes no options: an editor configures it with the protocol's settings.
+#[derive(clap::Args, Debug)]
+struct LspArgs {
+    /// Accepted and ignored: editors' clients (VS Code's among them) pass it.
+    #[arg(long, hide = true)]
+    stdio: bool,
 }
 
 /// How a report is written.
@@ -147,6 +159,7 @@ fn main() -> ExitCode {
                 ),
             }
         }
+        Command::Lsp(_) => u8::try_from(hilbert_lsp::run_stdio()).unwrap_or(EXIT_USAGE),
     };
     // A report that could not be written (a full disk) is an environment error.
     ExitCode::from(output::write_failure().unwrap_or(code))

@@ -455,6 +455,19 @@ pub fn check_project_params(
     options: hilbert_smt::Options,
     params: &[ParamSpec],
 ) -> Result<Checked, String> {
+    check_project_cancellable(loaded, options, params, None)
+}
+
+/// As [`check_project_params`], with Z3's queries stopped once `cancel` is set (`hilbert lsp`
+/// cancels the check of a text that has since changed): the result of a cancelled check is
+/// then incomplete, its unanswered questions unproved, and is for throwing away
+/// ([`hilbert_smt::Log::cancelled`] says whether it was).
+pub fn check_project_cancellable(
+    loaded: &project::Loaded,
+    options: hilbert_smt::Options,
+    params: &[ParamSpec],
+    cancel: Option<hilbert_smt::Cancel>,
+) -> Result<Checked, String> {
     let (parsed, program, mut diagnostics) = parse_and_resolve(loaded);
     let args = resolve_params(&program, params)?;
     // Lowering is a static check too (it refuses unbounded networks), but only a program
@@ -469,6 +482,9 @@ pub fn check_project_params(
     };
     drop(parsed);
     let mut smt = hilbert_smt::Log::new(options);
+    if let Some(cancel) = cancel {
+        smt = smt.cancellable(cancel);
+    }
     if let Some(ir) = &ir {
         let already = diagnostics.iter().map(|d| (d.code, d.span)).collect();
         diagnostics.extend(analysis::analyse_program(ir, &program, &already, &mut smt));

@@ -89,6 +89,33 @@ pub const UNCONFIRMED: &str = "Z3 failed, most often for want of memory: it answ
 /// later one.
 pub const OVER_MEMORY: &str = "the check passed --max-memory";
 
+/// The reason of an `unknown` answer to a question of a cancelled check ([`Cancel`]): the query
+/// running was interrupted, or the question was not asked.
+pub const CANCELLED: &str = "not asked: the check was cancelled";
+
+/// A flag that stops a check's Z3 queries from another thread (`hilbert lsp` cancels the check
+/// of a text the user has since changed): once set, the query running is interrupted within
+/// 20 ms and no other is asked; each answers `unknown` ([`CANCELLED`]), which proves nothing.
+#[derive(Clone, Debug, Default)]
+pub struct Cancel(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl Cancel {
+    /// A flag not set.
+    pub fn new() -> Cancel {
+        Cancel::default()
+    }
+
+    /// Sets the flag: the queries of every log holding it stop.
+    pub fn cancel(&self) {
+        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Whether the flag is set.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
 /// The beginning of the reason of a question Z3 failed on ([`guarded`]).
 pub const FAILED: &str = "Z3 failed, most often for want of memory";
 
@@ -161,6 +188,8 @@ pub struct Log {
     /// The process's resident set, in bytes, when a query found it past its share of
     /// [`Options::max_memory`]: from then on no query is asked ([`Log::memory_passed`]).
     memory_passed: Option<u64>,
+    /// The flag that stops this log's queries, if it can be cancelled ([`Log::cancellable`]).
+    cancel: Option<Cancel>,
 }
 
 /// What a query got: its answer, its model (when one was asked for) and its text.
@@ -182,7 +211,19 @@ impl Log {
             answers: Default::default(),
             spent: Duration::ZERO,
             memory_passed: None,
+            cancel: None,
         }
+    }
+
+    /// This log, its queries stopped once `cancel` is set ([`Cancel`]).
+    pub fn cancellable(mut self, cancel: Cancel) -> Log {
+        self.cancel = Some(cancel);
+        self
+    }
+
+    /// Whether this log's check was cancelled.
+    pub fn cancelled(&self) -> bool {
+        self.cancel.as_ref().is_some_and(Cancel::is_cancelled)
     }
 
     /// The process's resident set, in bytes, when it was found past its share of
@@ -277,6 +318,12 @@ impl Log {
         let remaining = self.remaining();
         let (answer, model, smt2, over_budget) = match hit {
             Some(c) => (c.answer.clone(), c.model.clone(), c.smt2.clone(), false),
+            None if self.cancelled() => (
+                Answer::Unknown(CANCELLED.into()),
+                None,
+                String::new(),
+                false,
+            ),
             None => {
                 let past_memory = self.past_memory();
                 let spent = remaining.is_some_and(|r| r.is_zero());
@@ -322,6 +369,8 @@ impl Log {
                             && self.remaining().is_some_and(|r| r.is_zero());
                         if rss.is_some() {
                             answer = Answer::Unknown(self.over_memory(true));
+                        } else if self.cancelled() && matches!(answer, Answer::Unknown(_)) {
+                            answer = Answer::Unknown(CANCELLED.into());
                         } else if over {
                             answer = Answer::Unknown(CUT_SHORT.into());
                         } else {
@@ -378,21 +427,24 @@ impl Log {
         let handle = ctx.handle();
         let timeout = limit + Duration::from_millis(50);
         let share = self.options.memory_share();
+        let cancel = self.cancel.clone();
         let (result, passed) = std::thread::scope(|s| {
             let (done, wait) = mpsc::channel::<()>();
             let watchdog = s.spawn(move || {
                 let begun = std::time::Instant::now();
                 loop {
                     let left = timeout.saturating_sub(begun.elapsed());
-                    let tick = match share {
-                        Some(_) => left.min(Duration::from_millis(20)),
-                        None => left,
+                    let tick = match (share, &cancel) {
+                        (None, None) => left,
+                        _ => left.min(Duration::from_millis(20)),
                     };
                     match wait.recv_timeout(tick) {
                         Err(mpsc::RecvTimeoutError::Timeout) => {}
                         _ => return None,
                     }
-                    if begun.elapsed() >= timeout {
+                    if begun.elapsed() >= timeout
+                        || cancel.as_ref().is_some_and(Cancel::is_cancelled)
+                    {
                         handle.interrupt();
                         return None;
                     }
@@ -638,6 +690,32 @@ mod tests {
         let over: Vec<&str> = log.over_budget().map(|q| q.name.as_str()).collect();
         assert_eq!(over, ["fermat", "easy-2"]);
         assert!(!log.queries[0].over_budget);
+    }
+
+    #[test]
+    fn a_cancelled_check_interrupts_its_query_and_asks_no_other() {
+        let cancel = Cancel::new();
+        let mut log = Log::new(Options {
+            timeout_ms: 60_000,
+            ..Options::default()
+        })
+        .cancellable(cancel.clone());
+        let (x, zero) = (Int::new_const("x"), Int::from_i64(0));
+        assert_eq!(log.check("easy", "x > 0?", &[x.gt(&zero)]), Answer::Sat);
+        // Another thread cancels while Z3 searches (a question it cannot decide in a minute):
+        // the answer is the cancellation's, not the timeout's.
+        let other = cancel.clone();
+        let canceller = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            other.cancel();
+        });
+        assert_eq!(fermat(&mut log), Answer::Unknown(CANCELLED.into()));
+        canceller.join().expect("the cancelling thread");
+        // Nothing more is asked; what is in the cache is still answered from it.
+        let again = log.check("q", "x < 0?", &[x.lt(&zero)]);
+        assert_eq!(again, Answer::Unknown(CANCELLED.into()));
+        assert_eq!(log.check("easy", "x > 0?", &[x.gt(&zero)]), Answer::Sat);
+        assert!(log.cancelled());
     }
 
     #[test]

@@ -26,6 +26,7 @@ mod values;
 mod tests;
 
 pub use program::*;
+pub use values::POLICIES;
 
 use crate::ParsedFile;
 use crate::diagnostic::Diagnostic;

@@ -10,8 +10,8 @@ use crate::source::{Dialect, Span};
 use crate::syntax::ast::{Expr, ExprKind, PolicyDecl, UnOp};
 use std::collections::HashMap;
 
-/// The policies and their arguments.
-const POLICIES: &[(&str, &[&str])] = &[
+/// The policies and their arguments (the names `policy` takes, each with its argument).
+pub const POLICIES: &[(&str, &[&str])] = &[
     ("greedy", &[]),
     ("epsilon_greedy", &["epsilon"]),
     ("softmax", &["temperature"]),

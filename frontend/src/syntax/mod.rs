@@ -6,6 +6,7 @@
 
 pub mod ast;
 pub mod codes;
+pub mod keywords;
 pub mod lexer;
 pub mod name;
 pub mod parser;
