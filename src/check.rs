@@ -126,13 +126,27 @@ pub fn check_with_params(
     smt: hilbert_smt::Options,
     params: &[hilbert_frontend::ParamSpec],
 ) -> Result<hilbert_frontend::Checked, u8> {
-    hilbert_frontend::check_project_params(loaded, smt, params).map_err(|e| {
+    let checked = hilbert_frontend::check_project_params(loaded, smt, params).map_err(|e| {
         output::fail(
             output::Kind::Usage,
             &e,
             "name a parameter an agent declares, with a value of its type: --param line=\"A\"",
         )
-    })
+    })?;
+    if let Some(stop) = checked.memory_stop {
+        // The front end passed its share of the bound: its cut trees are not reported.
+        let limit = smt.max_memory.unwrap_or(0);
+        return Err(output::fail(
+            output::Kind::System,
+            &format!(
+                "the check passed --max-memory {} {}: nothing was checked",
+                hilbert_frontend::input::human_bytes(limit),
+                stop.text(limit)
+            ),
+            "raise --max-memory, or split the sources (a rule of millions of terms, a file of millions of tokens) into smaller parts",
+        ));
+    }
+    Ok(checked)
 }
 
 /// Runs the command and returns its exit code.

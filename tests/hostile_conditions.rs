@@ -1,7 +1,7 @@
 //! Long conditions under bounds (issue 32, item 8): a rule of thousands of disjuncts, or one
 //! comparing with a sum of two million ones, is checked in memory linear in the rule and within
-//! a time bound; past `--max-memory` the check stops Z3 and says it passed the bound (exit 2),
-//! and nothing running out is ever a finding.
+//! a time bound; past `--max-memory` the check stops (the front end, or Z3) and says it passed
+//! the bound (exit 2), and nothing running out is ever a finding.
 //!
 //! Its own test binary with one test: `getrusage(RUSAGE_CHILDREN)` is the largest peak of any
 //! child this process waited for, so the cases run one after another, from the smallest
@@ -107,7 +107,35 @@ fn long_conditions_are_checked_in_bounded_memory_and_time() {
         peak / MIB
     );
 
-    // 2. The same under `build --max-memory 512M`, which covers the check (was: 1,000
+    // 2. The front end is under the bound too. A sum of two million ones (8 MB) under
+    // `check --max-memory 256M`: the parser stops before the chain's list takes the room it
+    // needs (past the 128 MiB the front end may use), exit 2, naming the bound and the phase;
+    // nothing is reported of the cut tree. Was: the front end was not under the bound, and
+    // parsed and resolved it all (582 MiB under 512M, release).
+    let ones = vec!["1"; 2_000_000].join(" + ");
+    let p2m = goal_project(&format!("B(self) n(k) ∧ k = {ones}"));
+    drop(ones);
+    let run = run_within(
+        &["check", &p2m.path(), "--max-memory", "256M"],
+        Duration::from_secs(120),
+    );
+    no_finding("2,000,000 ones, --max-memory 256M", &run);
+    assert_eq!(run.code, Some(2), "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr
+            .contains("the check passed --max-memory 256 MiB while parsing the sources")
+            && run.stdout.is_empty(),
+        "{}{}",
+        run.stdout,
+        run.stderr
+    );
+    let peak = children_peak_bytes();
+    assert!(
+        peak < 256 * MIB,
+        "2,000,000 ones under 256M: peak {peak} bytes"
+    );
+
+    // 3. The 5,000 disjuncts under `build --max-memory 512M`, which covers the check (was: 1,000
     // disjuncts peaked at 1.93 GB there).
     let out = p.join("out");
     let run = run_within(
@@ -119,7 +147,7 @@ fn long_conditions_are_checked_in_bounded_memory_and_time() {
     let peak = children_peak_bytes();
     assert!(peak < 512 * MIB, "build: peak {peak} bytes");
 
-    // 3. A rule Z3 must hold in full, `k = j + 1 + … + 1` with 50,000 ones (200 KB). Z3 may
+    // 4. A rule Z3 must hold in full, `k = j + 1 + … + 1` with 50,000 ones (200 KB). Z3 may
     // use half of `--max-memory`: past it the query running is stopped and no other is asked;
     // each frame condition is left unproved, named as stopped for the bound, and the check says
     // it passed the bound, exit 2 (a resource, not a finding).
@@ -152,12 +180,10 @@ fn long_conditions_are_checked_in_bounded_memory_and_time() {
     let peak = children_peak_bytes();
     assert!(peak < 2048 * MIB, "--max-memory 2G: peak {peak} bytes");
 
-    // 4. A sum of two million ones (8 MB), as in the issue: `k = 1 + 1 + … + 1` gave HA0058
+    // 5. The sum of two million ones, as in the issue: `k = 1 + 1 + … + 1` gave HA0058
     // "realism violated" with `w = {}` in three runs (Z3 out of memory answered `sat` with a
     // model of nothing).
-    let ones = vec!["1"; 2_000_000].join(" + ");
-    let p = goal_project(&format!("B(self) n(k) ∧ k = {ones}"));
-    drop(ones);
+    let p = p2m;
     // The kernel's arithmetic on constants is done before Z3 sees it, so the rule is
     // `k = 2000000`, and it checks clean.
     let begun = Instant::now();
