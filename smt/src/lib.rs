@@ -179,7 +179,8 @@ impl Log {
             // whatever it is doing, where an interruption is seen only at Z3's checkpoints (a
             // rule summing 50,000 ones onto a field passed 24 GB after the watchdog had
             // interrupted it at 5.9 GB; issue 32). A failed allocation fails the query or the
-            // term being made, and the resident set, then past the share, names the bound.
+            // term being made; Z3's high-water mark then says it was the bound's
+            // ([`z3_reached_cap`]).
             z3::set_global_param("memory_max_size", &(share >> 20).max(1).to_string());
         }
         Log {
@@ -413,16 +414,20 @@ impl Log {
                 None,
             ),
         };
-        let passed = passed.map(|rss| (rss, false)).or_else(|| {
-            z3_reached_cap(Some(&solver)).then(|| (meter::resident().unwrap_or(0), true))
-        });
-        if passed.is_none() && !matches!(found.0, Answer::Unknown(_)) {
+        let capped = z3_reached_cap(Some(&solver)).then(|| (meter::resident().unwrap_or(0), true));
+        if capped.is_none() && !matches!(found.0, Answer::Unknown(_)) {
             solver.pop(1);
             SOLVER.with(|s| *s.borrow_mut() = Some(solver));
         }
-        match (passed, found) {
-            (Some(rss), _) => (Answer::Unknown(String::new()), None, Some(rss)),
-            (None, (answer, model)) => (answer, model, None),
+        match (capped, passed, found) {
+            // Z3 reached its cap on the way: nothing it answered is taken.
+            (Some(capped), _, _) => (Answer::Unknown(String::new()), None, Some(capped)),
+            // Past the resident bound the answer is kept only if Z3 came to one before it was
+            // stopped (the next query finds the process past the bound and is not asked).
+            (None, Some(rss), (Answer::Unknown(_), _)) => {
+                (Answer::Unknown(String::new()), None, Some((rss, false)))
+            }
+            (None, _, (answer, model)) => (answer, model, None),
         }
     }
 

@@ -186,10 +186,10 @@ struct Parser<'a> {
 impl<'a> Parser<'a> {
     // ------------------------------------------------------------ tokens
 
-    /// Adds an item to a list whose items are separated by `sep` (arguments, the parts of a
-    /// sequence, the terms of a chain), growing it as little as it can: a list starts with room
-    /// for one item, and a list that reaches [`LONG_LIST`] items makes room at once for as many
-    /// more as there are `sep` tokens ahead ([`Parser::seps_ahead`]). A doubling vector would
+    /// Adds an item to a list whose items are separated by one of `seps` (arguments, the parts
+    /// of a sequence, the terms of a chain), growing it as little as it can: a list starts with
+    /// room for one item, and a list that reaches [`LONG_LIST`] items makes room at once for as
+    /// many more as there are separators ahead ([`Parser::seps_ahead`]). A doubling vector would
     /// copy a 300,000-step sequence twenty times over, and the allocator keeps what it frees for
     /// a while: issue 17 measured 93 bytes of memory per source byte.
     ///
@@ -221,14 +221,13 @@ impl<'a> Parser<'a> {
             span: self.prev_end,
             line_start: true,
         });
-        self.tokens.shrink_to_fit();
     }
 
-    /// An upper bound on the items left in the list of `sep`-separated items being parsed: the
-    /// `sep` tokens from here to the first closing bracket that closes nothing opened after here,
-    /// a word that begins a declaration at the start of a line, or the end of the file. Asked once
-    /// per list of [`LONG_LIST`] items or more, so the scans of nested long lists cost the
-    /// tokens of each such list once per long list around it.
+    /// An upper bound on the items left in the list being parsed, whose items are separated by
+    /// any of `seps`: those tokens from here to the first closing bracket that closes nothing
+    /// opened after here, a word that begins a declaration at the start of a line, or the end of
+    /// the file. Asked once per list of [`LONG_LIST`] items or more, so the scans of nested long
+    /// lists cost the tokens of each such list once per long list around it.
     fn seps_ahead(&self, seps: &[TokenKind]) -> usize {
         let mut depth = 0usize;
         let mut n = 0;
