@@ -41,7 +41,8 @@ pub struct Args {
     max_states: usize,
     /// Stop exploring when the build's resident memory nears SIZE (such as 2G or 512M); its
     /// obligations are then `unproved`. The default is half of the machine's memory (or of its
-    /// control group's, if smaller). Read from /proc: not enforced where there is none.
+    /// control group's or address-space limit, if smaller). Read from /proc: not enforced where
+    /// there is none.
     #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
     max_memory: Option<u64>,
     /// Worker threads for the exploration (0: all cores).

@@ -48,10 +48,11 @@ pub struct Args {
     /// read a parameter are decided with its value.
     #[arg(long = "param", value_name = "NAME=VALUE", value_parser = crate::build::parse_param)]
     params: Vec<hilbert_frontend::ParamSpec>,
-    /// Stop Z3 when the check's resident memory passes half of SIZE (such as 2G or 512M): its
-    /// questions are then left unanswered, named, and the exit code is 2. The default is half
-    /// of the machine's memory (or of its control group's, if smaller), as for `build`. Read
-    /// from /proc: not enforced where there is none.
+    /// Stop Z3 when the check's resident memory passes half of SIZE (such as 2G or 512M), or
+    /// what Z3 holds does: its questions are then left unanswered, named, and the exit code is
+    /// 2. The default is half of the machine's memory (or of its control group's or
+    /// address-space limit, if smaller), as for `build`. Read from /proc: not enforced where
+    /// there is none.
     #[arg(long, value_name = "SIZE", value_parser = crate::build::parse_memory)]
     max_memory: Option<u64>,
 }
@@ -134,13 +135,27 @@ pub fn check_with_params(
     smt: hilbert_smt::Options,
     params: &[hilbert_frontend::ParamSpec],
 ) -> Result<hilbert_frontend::Checked, u8> {
-    hilbert_frontend::check_project_params(loaded, smt, params).map_err(|e| {
+    let checked = hilbert_frontend::check_project_params(loaded, smt, params).map_err(|e| {
         output::fail(
             output::Kind::Usage,
             &e,
             "name a parameter an agent declares, with a value of its type: --param line=\"A\"",
         )
-    })
+    })?;
+    if let Some(stop) = checked.memory_stop {
+        // The front end passed its share of the bound: its cut trees are not reported.
+        let limit = smt.max_memory.unwrap_or(0);
+        return Err(output::fail(
+            output::Kind::System,
+            &format!(
+                "the check passed --max-memory {} {}: nothing was checked",
+                hilbert_frontend::input::human_bytes(limit),
+                stop.text(limit)
+            ),
+            "raise --max-memory, or split the sources (a rule of millions of terms, a file of millions of tokens) into smaller parts",
+        ));
+    }
+    Ok(checked)
 }
 
 /// Runs the command and returns its exit code.
@@ -203,16 +218,12 @@ pub fn run(args: &Args) -> u8 {
 /// says so on standard error, naming the bound, and gives exit code 2 (a resource bound, as
 /// for `build`). The report, already written, names each question left unanswered.
 pub fn memory_stop(log: &hilbert_smt::Log) -> Option<u8> {
-    let rss = log.memory_passed()?;
-    let limit = log.options.max_memory.unwrap_or(0);
-    let human = hilbert_frontend::input::human_bytes;
+    log.memory_passed()?;
     Some(output::fail(
         output::Kind::System,
         &format!(
-            "the check passed --max-memory {} (the process's resident set reached {}, over the {} Z3's queries may use): the questions it was asking and would have asked are not answered",
-            human(limit),
-            human(rss),
-            human(limit / 2)
+            "the check passed --max-memory {}: the questions it was asking and would have asked are not answered",
+            hilbert_smt::memory_passed_text()
         ),
         "raise --max-memory, or split a long condition into several rules of the same kind (rules of one kind and target are a disjunction)",
     ))

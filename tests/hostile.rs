@@ -342,7 +342,9 @@ fn z3_out_of_memory_is_never_a_finding_nor_a_panic() {
     // HA0058 "realism violated" with empty worlds (Z3 answered `sat` with a model of nothing)
     // at every cap from 250 to 450 MiB, and one of 20,000 ones panicked in the z3 crate at 200
     // MiB. The windows move with the machine, so several caps are tried; at none may the check
-    // report a violation or panic, and the questions Z3 failed on are named as such.
+    // report a violation or panic, and the questions Z3 failed on are named as such. The
+    // default `--max-memory` is now half of the address-space limit, which stops the check
+    // before Z3 fails (below); a bound over the limit lets Z3 fail as it did.
     let mut completed = 0;
     let mut failures_named = 0;
     for (n, caps) in [
@@ -351,7 +353,7 @@ fn z3_out_of_memory_is_never_a_finding_nor_a_panic() {
     ] {
         let p = long_sum_project(n);
         for mib in caps {
-            let run = run_capped(mib * 1024, &["check", &p.path()]);
+            let run = run_capped(mib * 1024, &["check", &p.path(), "--max-memory", "8G"]);
             let all = format!("{}{}", run.stdout, run.stderr);
             assert!(
                 !all.contains("HA0058") && !all.contains("panicked"),
@@ -369,6 +371,19 @@ fn z3_out_of_memory_is_never_a_finding_nor_a_panic() {
     assert!(
         completed > 0 && failures_named > 0,
         "{completed} {failures_named}"
+    );
+    // Without the flag the bound is half of the limit (`ulimit -v`): the check stops there,
+    // exit 2, naming it; nothing failed. Was: the default was half of the machine's memory,
+    // past the limit, so Z3 failed for want of address space instead (exit 0).
+    let p = long_sum_project(50_000);
+    let run = run_capped(450 * 1024, &["check", &p.path()]);
+    let all = format!("{}{}", run.stdout, run.stderr);
+    assert_eq!(run.code, Some(2), "{all}");
+    assert!(
+        run.stderr.contains("the check passed --max-memory 225 MiB")
+            && !all.contains("HA0058")
+            && !all.contains("Z3 failed"),
+        "{all}"
     );
 }
 

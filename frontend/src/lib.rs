@@ -13,6 +13,7 @@ pub mod check;
 pub mod diagnostic;
 pub mod explain;
 pub mod frames;
+pub mod gauge;
 pub mod input;
 pub mod listing;
 pub mod lower;
@@ -354,6 +355,10 @@ pub struct Checked {
     pub diagnostics: Vec<Diagnostic>,
     /// Every query the condition analysis asked Z3, with its answer (`--emit-smt`).
     pub smt: hilbert_smt::Log,
+    /// Where the front end passed its share of `--max-memory` ([`gauge`]), if it did: the
+    /// check then stopped there, with no diagnostics (those of the cut trees would be wrong),
+    /// no IR and no query; the caller names the bound.
+    pub memory_stop: Option<gauge::Stop>,
 }
 
 impl Checked {
@@ -379,6 +384,10 @@ fn parse_and_resolve(
     for (file, (module, mut diags)) in files.iter().zip(syntax::parse_many(&files)) {
         parsed.push(ParsedFile::new(file, module, &diags));
         diagnostics.append(&mut diags);
+    }
+    if gauge::stopped().is_some() {
+        // Cut short for the bound (`check_project_params`): nothing to resolve.
+        return (parsed, check::Program::default(), diagnostics);
     }
     let (program, found) = check::resolve(&loaded.sources, &parsed);
     diagnostics.extend(found);
@@ -468,7 +477,32 @@ pub fn check_project_cancellable(
     params: &[ParamSpec],
     cancel: Option<hilbert_smt::Cancel>,
 ) -> Result<Checked, String> {
+    // The front end's share of the bound, for this check only (a later lowering of the same
+    // sources, `lower_project`, is not cut short).
+    struct Share;
+    impl Drop for Share {
+        fn drop(&mut self) {
+            gauge::set_share(None);
+        }
+    }
+    gauge::set_share(options.memory_share());
+    let _share = Share;
+    let stopped = |program: check::Program| -> Result<Checked, String> {
+        Ok(Checked {
+            program,
+            ir: None,
+            diagnostics: Vec::new(),
+            smt: hilbert_smt::Log::new(options),
+            memory_stop: gauge::stopped(),
+        })
+    };
+    if gauge::past(gauge::Phase::Loading, 0) {
+        return stopped(check::Program::default());
+    }
     let (parsed, program, mut diagnostics) = parse_and_resolve(loaded);
+    if gauge::past(gauge::Phase::Resolving, 0) {
+        return stopped(program);
+    }
     let args = resolve_params(&program, params)?;
     // Lowering is a static check too (it refuses unbounded networks), but only a program
     // without errors can be lowered.
@@ -481,6 +515,9 @@ pub fn check_project_cancellable(
         ok.then_some(ir)
     };
     drop(parsed);
+    if gauge::past(gauge::Phase::Lowering, 0) {
+        return stopped(program);
+    }
     let mut smt = hilbert_smt::Log::new(options);
     if let Some(cancel) = cancel {
         smt = smt.cancellable(cancel);
@@ -497,5 +534,6 @@ pub fn check_project_cancellable(
         ir,
         diagnostics,
         smt,
+        memory_stop: None,
     })
 }

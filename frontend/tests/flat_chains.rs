@@ -42,7 +42,7 @@ fn achieved(text: &str) -> (Expr, usize) {
         .members
         .iter()
         .find_map(|m| match &m.kind {
-            MemberKind::Achieved { cond, .. } => Some(cond.clone()),
+            MemberKind::Achieved { cond, .. } => Some((**cond).clone()),
             _ => None,
         })
         .expect("an achieved rule");

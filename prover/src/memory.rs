@@ -53,8 +53,9 @@ impl Phase {
     }
 }
 
-/// The memory this machine (or the control group the process runs in, if that is smaller) has,
-/// in bytes.
+/// The memory this machine has, in bytes, or less if the process is held to less: by its
+/// control group (`memory.max`) or by its soft limits on address space and data (`ulimit -v`,
+/// `ulimit -d`, from `/proc/self/limits`), whichever is smallest.
 pub fn available() -> Option<u64> {
     let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
     let total = meminfo
@@ -68,11 +69,24 @@ pub fn available() -> Option<u64> {
     let group = std::fs::read_to_string("/sys/fs/cgroup/memory.max")
         .ok()
         .and_then(|s| s.trim().parse::<u64>().ok());
-    Some(group.map_or(total, |g| g.min(total)))
+    let limits = std::fs::read_to_string("/proc/self/limits").ok();
+    let limit = limits.as_deref().and_then(address_limit);
+    Some([group, limit].into_iter().flatten().fold(total, u64::min))
+}
+
+/// The smaller of the soft limits on address space and data in a `/proc/self/limits` text
+/// (`Max address space  4294967296  unlimited  bytes`), if either is set.
+fn address_limit(limits: &str) -> Option<u64> {
+    limits
+        .lines()
+        .filter(|l| l.starts_with("Max address space") || l.starts_with("Max data size"))
+        .filter_map(|l| l.split_whitespace().nth(3)?.parse::<u64>().ok())
+        .min()
 }
 
 /// The default `--max-memory`: half of [`available`] (the rest is left to the machine's other
-/// work), or 4 GiB where it cannot be read.
+/// work, and under an address-space limit to what is mapped but not resident), or 4 GiB where
+/// it cannot be read.
 pub fn default_limit() -> u64 {
     available().map_or(4 << 30, |m| m / 2)
 }
@@ -121,6 +135,24 @@ mod tests {
         assert!(parse_bytes("0").is_err());
         assert!(parse_bytes("lots").is_err());
         assert!(parse_bytes("3X").is_err());
+    }
+
+    #[test]
+    fn an_address_space_or_data_limit_lowers_what_is_available() {
+        let limits = "Limit                     Soft Limit           Hard Limit           Units
+Max stack size            8388608              unlimited            bytes
+Max data size             unlimited            unlimited            bytes
+Max resident set          unlimited            unlimited            bytes
+Max address space         4294967296           unlimited            bytes
+";
+        assert_eq!(address_limit(limits), Some(4 << 30));
+        let both = limits.replace(
+            "Max data size             unlimited",
+            "Max data size             1073741824",
+        );
+        assert_eq!(address_limit(&both), Some(1 << 30));
+        let none = limits.replace("4294967296", "unlimited");
+        assert_eq!(address_limit(&none), None);
     }
 
     #[test]

@@ -165,8 +165,10 @@ thread_local! {
     /// The resident set past which an encoding on this thread gives up (the share of
     /// `--max-memory` Z3 may use: [`crate::Options::memory_share`]), set by [`crate::Log::new`].
     static SHARE: std::cell::Cell<Option<u64>> = const { std::cell::Cell::new(None) };
-    /// The resident set an encoding on this thread read when it gave up for want of memory.
-    static PASSED: std::cell::Cell<Option<u64>> = const { std::cell::Cell::new(None) };
+    /// The resident set read when this thread's check was found past its share (by an
+    /// encoding, a query, or a Z3 failure), and whether Z3 had reached its own cap then (see
+    /// [`crate::Log::new`]): from then on no encoding is made and no query asked.
+    static PASSED: std::cell::Cell<Option<(u64, bool)>> = const { std::cell::Cell::new(None) };
 }
 
 /// Sets the resident set past which this thread's encodings give up, and forgets any earlier
@@ -176,9 +178,34 @@ pub(crate) fn set_memory_share(share: Option<u64>) {
     PASSED.with(|p| p.set(None));
 }
 
-/// The resident set an encoding on this thread read when it gave up for want of memory.
+/// The resident set read when this thread's check was found past its share of `--max-memory`.
 pub(crate) fn memory_passed() -> Option<u64> {
-    PASSED.with(std::cell::Cell::get)
+    PASSED.with(std::cell::Cell::get).map(|(rss, _)| rss)
+}
+
+/// Whether Z3 had reached its own cap (its `memory_max_size`) when this thread's check was
+/// found past its share.
+pub(crate) fn memory_passed_by_z3() -> bool {
+    PASSED.with(std::cell::Cell::get).is_some_and(|(_, z3)| z3)
+}
+
+/// Records that this thread's check passed its share, with the resident set read and whether
+/// Z3 had reached its own cap (the first record is kept).
+pub(crate) fn record_memory_passed(rss: u64, z3: bool) {
+    PASSED.with(|p| {
+        if p.get().is_none() {
+            p.set(Some((rss, z3)));
+        }
+    });
+}
+
+/// The resident set now if this thread has a share of `--max-memory` and the process is past
+/// it (and records it: [`record_memory_passed`]); `None` otherwise, or off Linux.
+pub(crate) fn read_past_share() -> Option<u64> {
+    let share = SHARE.with(std::cell::Cell::get)?;
+    let rss = crate::meter::resident().filter(|&rss| rss > share)?;
+    record_memory_passed(rss, false);
+    Some(rss)
 }
 
 /// Encoding work between two readings of the resident set (a reading costs some 20 µs).
@@ -500,10 +527,7 @@ impl<'a> Universe<'a> {
             return;
         }
         self.work.set(0);
-        if let Some(share) = SHARE.with(std::cell::Cell::get)
-            && let Some(rss) = crate::meter::resident().filter(|&rss| rss > share)
-        {
-            PASSED.with(|p| p.set(Some(rss)));
+        if read_past_share().is_some() {
             self.steps.set(MAX_STEPS + 1);
         }
     }

@@ -952,9 +952,16 @@ fn ask_shared(
     })
 }
 
-/// A verdict, or unproved when Z3 failed on the way to it ([`guarded`]).
+/// A verdict, or unproved when Z3 failed on the way to it ([`guarded`]: for want of memory
+/// past the bound, [`Unknown::Memory`]; otherwise [`Unknown::Failed`]).
 fn decide(f: impl FnOnce() -> Verdict) -> Verdict {
-    guarded(f).unwrap_or_else(|why| Verdict::Unproved(Unknown::Failed(why)))
+    guarded(f).unwrap_or_else(|why| {
+        Verdict::Unproved(if why.contains(OVER_MEMORY) {
+            Unknown::Memory(why)
+        } else {
+            Unknown::Failed(why)
+        })
+    })
 }
 
 /// D for R^D or R^I over the desires `ds`.

@@ -185,9 +185,6 @@ pub struct Log {
     answers: HashMap<Vec<Bool>, Cached>,
     /// The time Z3 has spent on this log's queries.
     spent: Duration,
-    /// The process's resident set, in bytes, when a query found it past its share of
-    /// [`Options::max_memory`]: from then on no query is asked ([`Log::memory_passed`]).
-    memory_passed: Option<u64>,
     /// The flag that stops this log's queries, if it can be cancelled ([`Log::cancellable`]).
     cancel: Option<Cancel>,
 }
@@ -204,13 +201,23 @@ impl Log {
     /// A log whose queries run with these options.
     pub fn new(options: Options) -> Log {
         cond::set_memory_share(options.memory_share());
+        LIMIT.with(|l| l.set(options.max_memory));
+        if let Some(share) = options.memory_share() {
+            // Z3 counts what it allocates and fails an allocation past `memory_max_size` (in
+            // MiB, for every context of the process): it cannot hold more than its share
+            // whatever it is doing, where an interruption is seen only at Z3's checkpoints (a
+            // rule summing 50,000 ones onto a field passed 24 GB after the watchdog had
+            // interrupted it at 5.9 GB; issue 32). A failed allocation fails the query or the
+            // term being made; Z3's high-water mark then says it was the bound's
+            // ([`z3_reached_cap`]).
+            z3::set_global_param("memory_max_size", &(share >> 20).max(1).to_string());
+        }
         Log {
             queries: Vec::new(),
             options,
             names: Default::default(),
             answers: Default::default(),
             spent: Duration::ZERO,
-            memory_passed: None,
             cancel: None,
         }
     }
@@ -230,40 +237,19 @@ impl Log {
     /// [`Options::max_memory`] (by a query, or by an encoding: [`cond::Universe`]), if it was:
     /// from then on no query is asked, and the check says it passed the bound.
     pub fn memory_passed(&self) -> Option<u64> {
-        self.memory_passed.or_else(cond::memory_passed)
+        cond::memory_passed()
     }
 
     /// Why a query was not answered once the process passed its memory bound (`asked`: it was
     /// running then).
     pub fn over_memory(&self, asked: bool) -> String {
-        let limit = self.options.max_memory.unwrap_or(0);
-        let rss = self.memory_passed().unwrap_or(0);
-        format!(
-            "{} {OVER_MEMORY} {} (the process's resident set reached {}, over the {} Z3's queries may use){}",
-            if asked { "stopped:" } else { "not asked:" },
-            meter::human_bytes(limit),
-            meter::human_bytes(rss),
-            meter::human_bytes(limit / 2),
-            if asked { "" } else { " before this query" },
-        )
+        over_memory(asked)
     }
 
     /// Whether the process is past its share of `--max-memory` ([`Options::memory_share`]),
     /// read now unless it was found past it before; records the reading.
     fn past_memory(&mut self) -> bool {
-        if self.memory_passed().is_some() {
-            return true;
-        }
-        let Some(share) = self.options.memory_share() else {
-            return false;
-        };
-        match meter::resident() {
-            Some(rss) if rss > share => {
-                self.memory_passed = Some(rss);
-                true
-            }
-            _ => false,
-        }
+        self.memory_passed().is_some() || cond::read_past_share().is_some()
     }
 
     /// What is left of the budget (`None`: no budget).
@@ -361,8 +347,8 @@ impl Log {
                         let (mut answer, model, rss) =
                             self.solve(solver, assertions, want_model, cut.unwrap_or(limit));
                         self.spent += begun.elapsed();
-                        if let Some(rss) = rss {
-                            self.memory_passed = Some(rss);
+                        if let Some((rss, z3)) = rss {
+                            cond::record_memory_passed(rss, z3);
                         }
                         let over = cut.is_some()
                             && matches!(answer, Answer::Unknown(_))
@@ -412,13 +398,18 @@ impl Log {
     /// to `true`: a Z3 that ran out of memory has answered `sat` with a model of nothing (issue
     /// 32: a realism "violation" with empty worlds, for a query holding `false`). Anything
     /// else is `unknown` ([`UNCONFIRMED`]), which proves nothing and finds nothing.
+    ///
+    /// Under a memory bound, when Z3 is done (the model checked) its own high-water mark is
+    /// read too ([`z3_reached_cap`], half a microsecond): if Z3 reached its cap on the way, no
+    /// answer is taken, whatever it was, since the z3 crate does not say when a call without a
+    /// result (`push`, `assert`) failed an allocation.
     fn solve(
         &self,
         solver: Solver,
         assertions: &[Bool],
         want_model: bool,
         limit: Duration,
-    ) -> (Answer, Option<Rc<Model>>, Option<u64>) {
+    ) -> (Answer, Option<Rc<Model>>, Option<(u64, bool)>) {
         // Z3 4.8.12's own `timeout` parameter can deadlock in its timer when it fires during
         // nonlinear arithmetic (seen on Fermat's x³ + y³ = z³); the timeout is enforced by the
         // watchdog below instead. It interrupts the context when the time is up: the check then
@@ -475,16 +466,20 @@ impl Log {
                 None,
             ),
         };
-        if !matches!(found.0, Answer::Unknown(_)) {
+        let capped = z3_reached_cap(Some(&solver)).then(|| (meter::resident().unwrap_or(0), true));
+        if capped.is_none() && !matches!(found.0, Answer::Unknown(_)) {
             solver.pop(1);
             SOLVER.with(|s| *s.borrow_mut() = Some(solver));
         }
-        // Past the bound the answer is kept only if Z3 came to one before it was stopped.
-        match (passed, found) {
-            (Some(rss), (Answer::Unknown(_), _)) => {
-                (Answer::Unknown(String::new()), None, Some(rss))
+        match (capped, passed, found) {
+            // Z3 reached its cap on the way: nothing it answered is taken.
+            (Some(capped), _, _) => (Answer::Unknown(String::new()), None, Some(capped)),
+            // Past the resident bound the answer is kept only if Z3 came to one before it was
+            // stopped (the next query finds the process past the bound and is not asked).
+            (None, Some(rss), (Answer::Unknown(_), _)) => {
+                (Answer::Unknown(String::new()), None, Some((rss, false)))
             }
-            (_, (answer, model)) => (answer, model, None),
+            (None, _, (answer, model)) => (answer, model, None),
         }
     }
 
@@ -515,18 +510,78 @@ fn satisfies(model: &Model, assertions: &[Bool]) -> bool {
 }
 
 thread_local! {
+    /// The `--max-memory` of this thread's check ([`Options::max_memory`], set by [`Log::new`]),
+    /// which the reasons of questions stopped by it name.
+    static LIMIT: std::cell::Cell<Option<u64>> = const { std::cell::Cell::new(None) };
+}
+
+/// Why a question was not answered once this thread's check passed its memory bound (`asked`:
+/// it was being put or answered then).
+fn over_memory(asked: bool) -> String {
+    format!(
+        "{} {OVER_MEMORY} {}{}",
+        if asked { "stopped:" } else { "not asked:" },
+        memory_passed_text(),
+        if asked { "" } else { " before this query" },
+    )
+}
+
+/// The bound this thread's check passed and how: `1 GiB (the process's resident set reached
+/// 1.1 GiB, over the 512 MiB Z3's queries may use)`, or `(Z3 reached the 512 MiB its queries
+/// may use; the process's resident set was 480 MiB)`.
+pub fn memory_passed_text() -> String {
+    let limit = LIMIT.with(std::cell::Cell::get).unwrap_or(0);
+    let rss = meter::human_bytes(cond::memory_passed().unwrap_or(0));
+    let share = meter::human_bytes(limit / 2);
+    if cond::memory_passed_by_z3() {
+        format!(
+            "{} (Z3 reached the {share} its queries may use; the process's resident set was {rss})",
+            meter::human_bytes(limit)
+        )
+    } else {
+        format!(
+            "{} (the process's resident set reached {rss}, over the {share} Z3's queries may use)",
+            meter::human_bytes(limit)
+        )
+    }
+}
+
+/// Whether Z3 has reached the cap [`Log::new`] set on what it allocates (its
+/// `memory_max_size`, the share of `--max-memory` of this thread's check): read from Z3's
+/// statistics (`max memory`, its high-water mark, in MiB) of `solver`, or of a new one. Z3 that
+/// cannot even make those (the z3 crate panics) has reached it. `false` without a bound.
+fn z3_reached_cap(solver: Option<&Solver>) -> bool {
+    let Some(cap) = LIMIT
+        .with(std::cell::Cell::get)
+        .map(|m| ((m / 2) >> 20).max(1))
+    else {
+        return false;
+    };
+    quiet_when_guarded();
+    let outer = GUARDED.with(|g| g.replace(true));
+    let mark = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let stats = match solver {
+            Some(solver) => solver.get_statistics(),
+            None => Solver::new().get_statistics(),
+        };
+        match stats.value("max memory") {
+            Some(z3::StatisticsValue::Double(mb)) => mb,
+            Some(z3::StatisticsValue::UInt(mb)) => f64::from(mb),
+            None => 0.0,
+        }
+    }));
+    GUARDED.with(|g| g.set(outer));
+    mark.map_or(true, |mb| mb >= cap as f64)
+}
+
+thread_local! {
     /// Whether this thread is inside [`guarded`]: its panics are then Z3's failures, caught
     /// and reported as such, and the panic hook stays quiet.
     static GUARDED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// Runs `f`, which builds Z3 terms and asks queries, and turns a panic inside it into `Err`
-/// with its message. The z3 crate panics (`unwrap` on `None`) whenever Z3 fails to make a
-/// term, which it does when it runs out of memory (issue 32: a rule of 5,000 disjuncts, a sum
-/// of 2,000,000 ones under a memory cap); the caller reports the question as not answered
-/// ([`FAILED`]), never as a finding or a proof. The thread's solver, which the failure may
-/// have left mid-query, is dropped.
-pub fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+/// Installs (once) the panic hook that stays quiet inside [`guarded`].
+fn quiet_when_guarded() {
     static HOOK: std::sync::Once = std::sync::Once::new();
     HOOK.call_once(|| {
         let previous = std::panic::take_hook();
@@ -536,11 +591,29 @@ pub fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, String> {
             }
         }));
     });
+}
+
+/// Runs `f`, which builds Z3 terms and asks queries, and turns a panic inside it into `Err`
+/// with its message. The z3 crate panics (`unwrap` on `None`) whenever Z3 fails to make a
+/// term, which it does when it runs out of memory (issue 32: a rule of 5,000 disjuncts, a sum
+/// of 2,000,000 ones under a memory cap); the caller reports the question as not answered
+/// ([`FAILED`]), never as a finding or a proof. The thread's solver, which the failure may
+/// have left mid-query, is dropped. A failure once the process is past its share of
+/// `--max-memory` (Z3 failed an allocation past its `memory_max_size`, [`Log::new`]) is the
+/// bound's: its reason is [`OVER_MEMORY`]'s, and the check says it passed the bound.
+pub fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    quiet_when_guarded();
     let outer = GUARDED.with(|g| g.replace(true));
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
     GUARDED.with(|g| g.set(outer));
     result.map_err(|payload| {
         SOLVER.with(|s| s.borrow_mut().take());
+        if cond::memory_passed().is_none() && z3_reached_cap(None) {
+            cond::record_memory_passed(meter::resident().unwrap_or(0), true);
+        }
+        if cond::memory_passed().is_some() || cond::read_past_share().is_some() {
+            return over_memory(true);
+        }
         let text = payload
             .downcast_ref::<&str>()
             .map(|s| s.to_string())

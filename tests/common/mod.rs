@@ -122,7 +122,19 @@ pub fn spawn(args: &[&str]) -> std::process::Child {
 }
 
 /// Waits for a child [`spawn`] started; fails the test if it takes over `limit` (and kills it).
-pub fn wait_within(mut child: std::process::Child, what: &str, limit: Duration) -> Bounded {
+pub fn wait_within(child: std::process::Child, what: &str, limit: Duration) -> Bounded {
+    wait_capped(child, what, limit, None)
+}
+
+/// As [`wait_within`], and fails the test (killing the child) as soon as the child's resident
+/// set, read every 20 ms from `/proc`, passes `cap` bytes: a test of a memory bound that does
+/// not hold then fails at the cap, not when the machine runs out.
+pub fn wait_capped(
+    mut child: std::process::Child,
+    what: &str,
+    limit: Duration,
+    cap: Option<u64>,
+) -> Bounded {
     // Drain both pipes on threads, so a chatty child never blocks on a full pipe.
     let mut out = child.stdout.take().unwrap();
     let mut err = child.stderr.take().unwrap();
@@ -146,6 +158,17 @@ pub fn wait_within(mut child: std::process::Child, what: &str, limit: Duration) 
             let _ = child.wait();
             panic!("`hilbert {what}` took over {limit:?}: killed");
         }
+        if let Some(cap) = cap
+            && let Some(rss) = resident_of(child.id()).filter(|&rss| rss > cap)
+        {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "`hilbert {what}` passed {} MiB: killed at {} MiB",
+                cap >> 20,
+                rss >> 20
+            );
+        }
         std::thread::sleep(Duration::from_millis(20));
     };
     Bounded {
@@ -153,6 +176,19 @@ pub fn wait_within(mut child: std::process::Child, what: &str, limit: Duration) 
         stdout: out.join().unwrap(),
         stderr: err.join().unwrap(),
     }
+}
+
+/// A process's resident set in bytes (`VmRSS` in `/proc/PID/status`), if it can be read.
+pub fn resident_of(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let kib: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?;
+    Some(kib * 1024)
 }
 
 /// Runs `hilbert ARGS` in the repository root; fails the test if it takes over `limit`.

@@ -1425,7 +1425,7 @@ impl Checker<'_> {
                 .zip(&clean)
                 .filter_map(|(m, ok)| match &m.kind {
                     MemberKind::Achieved { desire: d, cond } if d.name == desire.name => {
-                        Some((cond, *ok))
+                        Some((&**cond, *ok))
                     }
                     _ => None,
                 })

@@ -11,6 +11,7 @@ use crate::source::{FileId, Span};
 use crate::syntax::ast::{Expr, Polarity};
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::Arc;
 
 /// A checked type.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -258,7 +259,7 @@ pub struct DesireInfo {
     /// The plan bindings that may serve it (indices into [`AgentInfo::bindings`]).
     pub reachable_by: Vec<usize>,
     /// Its `achieved` conditions (the desire is achieved when any holds).
-    pub achieved: Vec<Expr>,
+    pub achieved: Vec<Arc<Expr>>,
     /// Its `impossible` rules.
     pub impossible: Vec<ImpossibleRule>,
 }
@@ -266,8 +267,8 @@ pub struct DesireInfo {
 /// `impossible D when φ because "…"`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ImpossibleRule {
-    /// The condition.
-    pub cond: Expr,
+    /// The condition (the syntax tree's own, shared).
+    pub cond: Arc<Expr>,
     /// The reason a person can read.
     pub because: String,
 }
@@ -286,8 +287,8 @@ pub struct AttentionInfo {
 /// `when φ attend A`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AttendRule {
-    /// The condition.
-    pub cond: Expr,
+    /// The condition (the syntax tree's own, shared).
+    pub cond: Arc<Expr>,
     /// The attention (index into [`AgentInfo::attentions`]).
     pub attention: usize,
 }
@@ -299,8 +300,8 @@ pub struct IntendRule {
     pub binding: usize,
     /// The desire (index into [`AgentInfo::desires`]).
     pub desire: usize,
-    /// The condition.
-    pub cond: Expr,
+    /// The condition (the syntax tree's own, shared).
+    pub cond: Arc<Expr>,
 }
 
 /// `reward P positive|negative when φ`.
@@ -310,8 +311,8 @@ pub struct RewardRule {
     pub binding: usize,
     /// Positive or negative.
     pub polarity: Polarity,
-    /// The condition.
-    pub cond: Expr,
+    /// The condition (the syntax tree's own, shared).
+    pub cond: Arc<Expr>,
 }
 
 /// `value v ≔ e`.

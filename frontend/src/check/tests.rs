@@ -638,11 +638,13 @@ fn error_nodes_are_checked_quietly() {
                 for m in &mut f.agents[0].members {
                     match &mut m.kind {
                         MemberKind::Intend { cond, .. } | MemberKind::Reward { cond, .. } => {
-                            *cond = err_expr(cond.span)
+                            *cond = std::sync::Arc::new(err_expr(cond.span))
                         }
                         MemberKind::Achieved { cond, .. } => {
                             // an error inside a condition: `B(self) made(<error>)`
-                            if let ExprKind::Believes { atom, .. } = &mut cond.kind {
+                            if let ExprKind::Believes { atom, .. } =
+                                &mut std::sync::Arc::make_mut(cond).kind
+                            {
                                 atom.args[0] = err_expr(atom.args[0].span);
                             }
                         }

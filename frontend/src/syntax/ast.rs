@@ -4,6 +4,7 @@
 
 use crate::source::Span;
 pub use crate::syntax::name::Name;
+use std::sync::Arc;
 
 /// A name and where it was written.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -163,8 +164,10 @@ pub enum ExprKind {
     /// `B(agent) atom`: the agent (`self` or another agent's name) believes the atom. In a
     /// condition the atom's arguments are patterns: a fresh variable binds, anything else matches.
     Believes {
-        /// `self` or an agent's name.
-        agent: Ident,
+        /// `self` or an agent's name (boxed, as the idents of [`ExprKind::Call`] and
+        /// [`ExprKind::Field`]: an `Expr` is 56 bytes, where its largest variant unboxed made it
+        /// 88, and a chain of two million operands is a vector of them).
+        agent: Box<Ident>,
         /// What is believed (boxed: the rarer, larger variant keeps every `Expr` small).
         atom: Box<Atom>,
     },
@@ -173,16 +176,16 @@ pub enum ExprKind {
     /// `f(args)`: a built-in function such as `learned(P)` in `.hb`.
     Call {
         /// The function.
-        func: Ident,
+        func: Box<Ident>,
         /// Its arguments.
         args: Vec<Expr>,
     },
     /// `belief.field`: a numeric feature read from a belief (`made.count`, `.hb`).
     Field {
         /// The belief.
-        base: Ident,
+        base: Box<Ident>,
         /// The field (one of the belief's parameter names).
-        field: Ident,
+        field: Box<Ident>,
     },
     /// Unparseable (a syntax error was reported).
     Error,
@@ -303,29 +306,29 @@ pub enum MemberKind {
         plan: Ident,
         /// The desire.
         desire: Ident,
-        /// The condition.
-        cond: Expr,
+        /// The condition (shared with the resolved program's rule: [`crate::check::Program`]).
+        cond: Arc<Expr>,
     },
     /// `achieved D when φ`
     Achieved {
         /// The desire.
         desire: Ident,
-        /// The condition.
-        cond: Expr,
+        /// The condition (shared with the resolved program's rule: [`crate::check::Program`]).
+        cond: Arc<Expr>,
     },
     /// `impossible D when φ because "…"`
     Impossible {
         /// The desire.
         desire: Ident,
-        /// The condition.
-        cond: Expr,
+        /// The condition (shared with the resolved program's rule: [`crate::check::Program`]).
+        cond: Arc<Expr>,
         /// The reason and its span, if written.
         because: Option<(String, Span)>,
     },
     /// `when φ attend A`
     Attend {
-        /// The condition.
-        cond: Expr,
+        /// The condition (shared with the resolved program's rule: [`crate::check::Program`]).
+        cond: Arc<Expr>,
         /// The attention.
         attention: Ident,
     },
@@ -335,8 +338,8 @@ pub enum MemberKind {
         plan: Ident,
         /// Positive or negative.
         polarity: Polarity,
-        /// The condition.
-        cond: Expr,
+        /// The condition (shared with the resolved program's rule: [`crate::check::Program`]).
+        cond: Arc<Expr>,
     },
     /// `value v ≔ e`
     Value {

@@ -28,6 +28,9 @@ fn token_bound(text: &str) -> usize {
     text.bytes().filter(|b| !b.is_ascii_whitespace()).count() + 1
 }
 
+/// Tokens lexed between two counts against the front end's share of `--max-memory`.
+const TICK: usize = 4096;
+
 /// Lexical errors beyond this many in one file are summarised, not listed.
 const MAX_LEX_ERRORS: usize = 50;
 
@@ -64,9 +67,19 @@ impl Lexer<'_> {
         self.bytes.get(self.pos + offset).copied().unwrap_or(0)
     }
 
+    /// Lexes the file. Its tokens are counted against the front end's share of `--max-memory`
+    /// ([`crate::gauge::tick`]): past it (or once the front end is past it) the file ends
+    /// there.
     fn run(&mut self) {
         let dialect = self.file.dialect;
+        let mut counted = 0;
         while self.pos < self.bytes.len() {
+            if self.tokens.len() >= counted + TICK {
+                counted = self.tokens.len();
+                if crate::gauge::tick(crate::gauge::Phase::Lexing, TICK) {
+                    break;
+                }
+            }
             let start = self.pos;
             let b = self.bytes[self.pos];
             match b {
@@ -159,6 +172,7 @@ impl Lexer<'_> {
                 .with_note("this often means the file is not a Hilbert source at all (binary data, another language)"),
             );
         }
+        crate::gauge::tick(crate::gauge::Phase::Lexing, self.tokens.len() - counted);
         let end = self.bytes.len();
         self.tokens.push(Token {
             kind: TokenKind::Eof,

@@ -12,8 +12,10 @@ use super::codes;
 use super::lexer::{lex, unescape};
 use super::token::{Token, TokenKind};
 use crate::diagnostic::Diagnostic;
+use crate::gauge;
 use crate::source::{Dialect, SourceFile, Span};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// How deeply parentheses, braces and operators may nest before the parser says so.
 pub const MAX_DEPTH: usize = 200;
@@ -65,8 +67,24 @@ pub fn parse(file: &SourceFile) -> (Module, Vec<Diagnostic>) {
 /// One thread for all of them: a thread per file would cost a thread's start for each, and each
 /// thread's allocations come from pages of its own that the trees then keep alive (issue 17:
 /// 10,000 agents in 20,000 files kept about 5 KB a file that way).
+///
+/// The parser's thread takes its caller's share of `--max-memory` ([`gauge`]) and hands back
+/// its stop, if it had one.
 pub fn parse_many(files: &[&SourceFile]) -> Vec<(Module, Vec<Diagnostic>)> {
-    let all = || files.iter().map(|f| parse_here(f)).collect();
+    let caller = gauge::current();
+    let all = move || {
+        gauge::adopt(caller);
+        let trees = files.iter().map(|f| parse_here(f)).collect();
+        (trees, gauge::current())
+    };
+    let (trees, after) = parse_on_its_stack(all);
+    gauge::adopt(after);
+    trees
+}
+
+/// Runs `all` on a thread with the parser's stack ([`PARSER_STACK`]), or here if none can be
+/// made.
+fn parse_on_its_stack<T: Send>(all: impl FnOnce() -> T + Send + Copy) -> T {
     std::thread::scope(|scope| {
         std::thread::Builder::new()
             .name("hilbert-parser".into())
@@ -100,6 +118,7 @@ fn parse_here(file: &SourceFile) -> (Module, Vec<Diagnostic>) {
             Dialect::Values => VALUE_FILE_WORDS,
         },
         names: HashMap::new(),
+        next_count: 4096,
     };
     if p.peek() == TokenKind::Eof {
         p.empty_file();
@@ -160,32 +179,56 @@ struct Parser<'a> {
     member_words: &'static [&'static str],
     /// The file's names, each allocated once (see [`Name`]).
     names: HashMap<&'a str, Name>,
+    /// The token past which the next 4,096 are counted ([`Parser::bump`]).
+    next_count: usize,
 }
 
 impl<'a> Parser<'a> {
     // ------------------------------------------------------------ tokens
 
-    /// Adds an item to a list whose items are separated by `sep` (arguments, the parts of a
-    /// sequence, the terms of a chain), growing it as little as it can: a list starts with room
-    /// for one item, and a list that reaches [`LONG_LIST`] items makes room at once for as many
-    /// more as there are `sep` tokens ahead ([`Parser::seps_ahead`]). A doubling vector would
+    /// Adds an item to a list whose items are separated by one of `seps` (arguments, the parts
+    /// of a sequence, the terms of a chain), growing it as little as it can: a list starts with
+    /// room for one item, and a list that reaches [`LONG_LIST`] items makes room at once for as
+    /// many more as there are separators ahead ([`Parser::seps_ahead`]). A doubling vector would
     /// copy a 300,000-step sequence twenty times over, and the allocator keeps what it frees for
     /// a while: issue 17 measured 93 bytes of memory per source byte.
-    fn push_part<T>(&self, parts: &mut Vec<T>, item: T, sep: TokenKind) {
+    ///
+    /// The room a long list makes is read against the front end's share of `--max-memory`
+    /// first ([`gauge::past`]): past it the parse stops ([`Parser::stop`]).
+    fn push_part<T>(&mut self, parts: &mut Vec<T>, item: T, seps: &[TokenKind]) {
         if parts.capacity() == 0 {
             parts.reserve_exact(1);
         } else if parts.len() == LONG_LIST {
-            parts.reserve_exact(self.seps_ahead(sep) + 1);
+            let more = self.seps_ahead(seps) + 1;
+            let room = more.saturating_mul(std::mem::size_of::<T>()) as u64;
+            if gauge::past(gauge::Phase::Parsing, room) {
+                self.stop();
+            } else {
+                parts.reserve_exact(more);
+            }
         }
         parts.push(item);
     }
 
-    /// An upper bound on the items left in the list of `sep`-separated items being parsed: the
-    /// `sep` tokens from here to the first closing bracket that closes nothing opened after here,
-    /// a word that begins a declaration at the start of a line, or the end of the file. Asked once
-    /// per list of [`LONG_LIST`] items or more, so the scans of nested long lists cost the
-    /// tokens of each such list once per long list around it.
-    fn seps_ahead(&self, sep: TokenKind) -> usize {
+    /// Stops the parse for the front end's share of `--max-memory` ([`gauge`]): the tokens
+    /// after this one are dropped and the parser sees the end of the file here, reporting
+    /// nothing more (the caller drops the cut tree and its diagnostics, and names the bound).
+    fn stop(&mut self) {
+        self.silent = true;
+        self.tokens.truncate(self.pos);
+        self.tokens.push(Token {
+            kind: TokenKind::Eof,
+            span: self.prev_end,
+            line_start: true,
+        });
+    }
+
+    /// An upper bound on the items left in the list being parsed, whose items are separated by
+    /// any of `seps`: those tokens from here to the first closing bracket that closes nothing
+    /// opened after here, a word that begins a declaration at the start of a line, or the end of
+    /// the file. Asked once per list of [`LONG_LIST`] items or more, so the scans of nested long
+    /// lists cost the tokens of each such list once per long list around it.
+    fn seps_ahead(&self, seps: &[TokenKind]) -> usize {
         let mut depth = 0usize;
         let mut n = 0;
         for t in &self.tokens[self.pos..] {
@@ -202,7 +245,7 @@ impl<'a> Parser<'a> {
                 {
                     break;
                 }
-                k if k == sep && depth == 0 => n += 1,
+                k if depth == 0 && seps.contains(&k) => n += 1,
                 _ => {}
             }
         }
@@ -246,11 +289,19 @@ impl<'a> Parser<'a> {
         t.kind == TokenKind::Ident && self.text(t) == kw
     }
 
+    /// Consumes the current token. Tokens are counted against the front end's share of
+    /// `--max-memory` ([`gauge::tick`]), 4,096 at a time: past it the parse stops.
     fn bump(&mut self) -> Token {
         let t = self.tok();
         if t.kind != TokenKind::Eof {
             self.pos += 1;
             self.prev_end = t.span.end_point();
+            if self.pos >= self.next_count {
+                self.next_count = self.pos + 4096;
+                if gauge::tick(gauge::Phase::Parsing, 4096) {
+                    self.stop();
+                }
+            }
         }
         t
     }
@@ -636,7 +687,7 @@ impl<'a> Parser<'a> {
         while self.peek() != TokenKind::RParen && !self.at_eof() {
             let before = self.pos;
             let arg = self.expr();
-            self.push_part(&mut args, arg, TokenKind::Comma);
+            self.push_part(&mut args, arg, &[TokenKind::Comma]);
             if self.pos == before {
                 self.skip_to_close_paren();
                 break;
@@ -718,7 +769,12 @@ impl<'a> Parser<'a> {
             };
             self.bump();
             let rhs = self.binary_level(level + 1);
-            rest.push((op, rhs));
+            let ops: &[TokenKind] = if level == 3 {
+                &[TokenKind::Plus, TokenKind::Minus]
+            } else {
+                &[TokenKind::Star, TokenKind::Slash, TokenKind::Percent]
+            };
+            self.push_part(&mut rest, (op, rhs), ops);
         }
         let span = self.since(start);
         match rest.len() {
@@ -757,11 +813,11 @@ impl<'a> Parser<'a> {
         };
         let mut items = Vec::new();
         let first = self.binary_level(level + 1);
-        self.push_part(&mut items, first, token);
+        self.push_part(&mut items, first, &[token]);
         while self.peek() == token {
             self.bump();
             let item = self.binary_level(level + 1);
-            self.push_part(&mut items, item, token);
+            self.push_part(&mut items, item, &[token]);
         }
         balanced(op, items)
     }
@@ -885,7 +941,7 @@ impl<'a> Parser<'a> {
                 self.expect_close(open, TokenKind::RParen);
                 let atom = self.atom();
                 ExprKind::Believes {
-                    agent,
+                    agent: Box::new(agent),
                     atom: Box::new(atom),
                 }
             }
@@ -901,12 +957,18 @@ impl<'a> Parser<'a> {
                 match self.peek() {
                     TokenKind::LParen => {
                         let args = self.args();
-                        ExprKind::Call { func: id, args }
+                        ExprKind::Call {
+                            func: Box::new(id),
+                            args,
+                        }
                     }
                     TokenKind::Dot if self.peek_at(1) == TokenKind::Ident => {
                         self.bump();
                         let field = self.ident_or_error("a field name");
-                        ExprKind::Field { base: id, field }
+                        ExprKind::Field {
+                            base: Box::new(id),
+                            field: Box::new(field),
+                        }
                     }
                     _ => ExprKind::Var(id),
                 }
@@ -1059,7 +1121,7 @@ impl<'a> Parser<'a> {
                 if !self.expect_kw("when") {
                     return None;
                 }
-                let cond = self.expr();
+                let cond = Arc::new(self.expr());
                 MemberKind::Intend { plan, desire, cond }
             }
             "achieved" => {
@@ -1067,7 +1129,7 @@ impl<'a> Parser<'a> {
                 if !self.expect_kw("when") {
                     return None;
                 }
-                let cond = self.expr();
+                let cond = Arc::new(self.expr());
                 MemberKind::Achieved { desire, cond }
             }
             "impossible" => {
@@ -1075,7 +1137,7 @@ impl<'a> Parser<'a> {
                 if !self.expect_kw("when") {
                     return None;
                 }
-                let cond = self.expr();
+                let cond = Arc::new(self.expr());
                 let because = if self.eat_kw("because") {
                     let t = self.expect(TokenKind::Str, "a reason in quotes")?;
                     Some((unescape(self.text(t)), t.span))
@@ -1089,7 +1151,7 @@ impl<'a> Parser<'a> {
                 }
             }
             "when" => {
-                let cond = self.expr();
+                let cond = Arc::new(self.expr());
                 if !self.expect_kw("attend") {
                     return None;
                 }
@@ -1109,7 +1171,7 @@ impl<'a> Parser<'a> {
                 if !self.expect_kw("when") {
                     return None;
                 }
-                let cond = self.expr();
+                let cond = Arc::new(self.expr());
                 MemberKind::Reward {
                     plan,
                     polarity,
@@ -1357,10 +1419,10 @@ impl<'a> Parser<'a> {
             return first;
         }
         let mut parts = Vec::new();
-        self.push_part(&mut parts, first, op);
+        self.push_part(&mut parts, first, &[op]);
         while self.eat(op) {
             let part = next(self);
-            self.push_part(&mut parts, part, op);
+            self.push_part(&mut parts, part, &[op]);
         }
         let span = self.since(start);
         let kind = match op {
