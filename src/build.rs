@@ -45,7 +45,7 @@ pub struct Args {
     /// there is none.
     #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
     max_memory: Option<u64>,
-    /// Worker threads for the exploration (0: all cores).
+    /// Worker threads for the exploration and the kernel's check (0: all cores).
     #[arg(long, value_name = "N", default_value_t = 0)]
     jobs: usize,
     /// Where to write the certificates (one per plan network). A network whose slice of the IR,
@@ -796,18 +796,26 @@ pub fn run(args: &Args) -> u8 {
         .iter()
         .any(|t| matches!(&t.status, Status::Unproved(r) if obligations::passed_a_bound(r)));
     let ir = checked.ir.as_ref().filter(|_| !checked.has_errors());
-    let (words, all_certificates, kernel_seconds, frames) =
-        match kernel(&proofs, &args.out, ir, &progress) {
-            Ok(k) => k,
-            Err(e) => {
-                return output::fail_at(
-                    output::Kind::Output,
-                    &args.out,
-                    &e,
-                    "choose a writable directory with --out DIR",
-                );
-            }
-        };
+    // The kernel's check runs on as many threads as the exploration (`--jobs`; 0: every core).
+    let check = || kernel(&proofs, &args.out, ir, &progress);
+    let checked_by_kernel = match limits.jobs {
+        0 => check(),
+        n => match rayon::ThreadPoolBuilder::new().num_threads(n).build() {
+            Ok(pool) => pool.install(check),
+            Err(_) => check(),
+        },
+    };
+    let (words, all_certificates, kernel_seconds, frames) = match checked_by_kernel {
+        Ok(k) => k,
+        Err(e) => {
+            return output::fail_at(
+                output::Kind::Output,
+                &args.out,
+                &e,
+                "choose a writable directory with --out DIR",
+            );
+        }
+    };
     // Only the kernel admits: every theorem admitted by it, every certificate admitted, no error,
     // and no warning when warnings are denied.
     let admitted = summary.errors == 0
