@@ -1173,38 +1173,6 @@ impl Sites<'_> {
     }
 }
 
-/// A counterexample as lines, for the SARIF log's code flow: `1. Feed → Build: parts.1 +made(1)`
-/// per step (where a lasso repeats from, said), then `⇒` what is wrong at the end.
-fn counterexample_lines(c: &Counterexample) -> Vec<String> {
-    let mut lines: Vec<String> = c
-        .steps
-        .iter()
-        .enumerate()
-        .map(|(k, s)| {
-            let mut line = format!("{}. {}: {}", k + 1, s.process, s.event);
-            for b in &s.beliefs_added {
-                line.push_str(&format!(" +{b}"));
-            }
-            for b in &s.beliefs_removed {
-                line.push_str(&format!(" -{b}"));
-            }
-            if c.cycle_from == Some(k) {
-                line.push_str(" (from here the path repeats)");
-            }
-            line
-        })
-        .collect();
-    if c.steps.is_empty() {
-        lines.push("(the scene's first state)".to_string());
-    }
-    if c.blocked.is_empty() {
-        lines.push(format!("⇒ {}", c.conclusion));
-    } else {
-        lines.push(format!("⇒ {}: {}", c.conclusion, c.blocked.join("; ")));
-    }
-    lines
-}
-
 /// Where the binding of `network` (`Agent.Binding`) is written: `plan Go ↦ P1.Run`.
 fn binding_span(
     program: &hilbert_frontend::check::Program,
@@ -1300,7 +1268,7 @@ fn sarif_theorems(
             // plan; the conclusion, at the binding.
             let steps = match &t.status {
                 Status::Refuted(c) => {
-                    let mut lines = counterexample_lines(c);
+                    let mut lines = c.lines();
                     for (line, step) in lines.iter_mut().zip(&c.steps) {
                         if let [_, receiver] = &step.sites[..]
                             && let Some(at) = sites.span(receiver, false)

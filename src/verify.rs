@@ -447,18 +447,12 @@ fn other_values(ir: &Ir, given: &hilbert_frontend::AgentArgs) -> Option<String> 
 /// given (missing), one given that the certificate does not name (extra), and one given with
 /// another digest (edited since the build, with both digests). `None` when they are the same,
 /// pair for pair; the kernel then checks them again, as it checks everything. Paths are
-/// compared as the kernel compares them: as written, but for `.` components and repeated `/`.
+/// compared as the kernel compares them ([`hilbert_kernel::check::normal_path`]).
 fn source_mismatch(certificate: &[SourceDigest], given: &[SourceDigest]) -> Option<String> {
-    let normal = |p: &str| {
-        let parts: Vec<&str> = p
-            .split('/')
-            .filter(|c| !c.is_empty() && *c != ".")
-            .collect();
-        let lead = if p.starts_with('/') { "/" } else { "" };
-        format!("{lead}{}", parts.join("/"))
-    };
     let index = |s: &[SourceDigest]| -> std::collections::BTreeMap<String, [u8; 32]> {
-        s.iter().map(|d| (normal(&d.path), d.sha256)).collect()
+        s.iter()
+            .map(|d| (hilbert_kernel::check::normal_path(&d.path), d.sha256))
+            .collect()
     };
     let (have, want) = (index(certificate), index(given));
     let mut problems = Vec::new();

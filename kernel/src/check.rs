@@ -1290,20 +1290,22 @@ pub fn check(bytes: &[u8], expected: Option<&Expected>) -> Report {
     report
 }
 
+/// A source path as the kernel compares it: as written, but for `.` components and repeated
+/// separators.
+pub fn normal_path(p: &str) -> String {
+    let parts: Vec<&str> = p
+        .split('/')
+        .filter(|c| !c.is_empty() && *c != ".")
+        .collect();
+    let lead = if p.starts_with('/') { "/" } else { "" };
+    format!("{lead}{}", parts.join("/"))
+}
+
 /// The certificate's sources must be the given ones, (path, digest) pair for pair.
 fn same_sources(have: &[SourceDigest], given: &[SourceDigest]) -> Result<(), String> {
-    // Paths compared as written, but for `.` components and repeated separators.
-    let normal = |p: &str| {
-        let parts: Vec<&str> = p
-            .split('/')
-            .filter(|c| !c.is_empty() && *c != ".")
-            .collect();
-        let lead = if p.starts_with('/') { "/" } else { "" };
-        format!("{lead}{}", parts.join("/"))
-    };
     let pairs = |s: &[SourceDigest]| {
         let mut v: Vec<(String, [u8; 32])> =
-            s.iter().map(|d| (normal(&d.path), d.sha256)).collect();
+            s.iter().map(|d| (normal_path(&d.path), d.sha256)).collect();
         v.sort();
         v
     };

@@ -258,28 +258,7 @@ fn theorem_diagnostic(t: &Theorem, range: lsp_types::Range, path: &Path) -> lsp_
             Vec::new(),
         ),
         Status::Refuted(cex) => {
-            let mut steps: Vec<String> = cex
-                .steps
-                .iter()
-                .enumerate()
-                .map(|(k, s)| {
-                    let mut line = format!("{}. {}: {}", k + 1, s.process, s.event);
-                    for b in &s.beliefs_added {
-                        line.push_str(&format!(" +{b}"));
-                    }
-                    for b in &s.beliefs_removed {
-                        line.push_str(&format!(" -{b}"));
-                    }
-                    if cex.cycle_from == Some(k) {
-                        line.push_str(" (from here the path repeats)");
-                    }
-                    line
-                })
-                .collect();
-            if steps.is_empty() {
-                steps.push("(the scene's first state)".into());
-            }
-            steps.push(format!("⇒ {}", cex.conclusion));
+            let steps = cex.lines();
             (
                 DiagnosticSeverity::ERROR,
                 format!(

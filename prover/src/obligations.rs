@@ -281,6 +281,45 @@ pub struct Counterexample {
     pub blocked: Vec<String>,
 }
 
+impl Counterexample {
+    /// The counterexample as lines: `1. Feed → Build: parts.1 +made(1)` per step (where a lasso
+    /// repeats from, said), then `⇒` what is wrong at the end, with who waits for what at a
+    /// deadlock. The SARIF log's code flow and the language server's related information.
+    pub fn lines(&self) -> Vec<String> {
+        let mut lines: Vec<String> = self
+            .steps
+            .iter()
+            .enumerate()
+            .map(|(k, s)| {
+                let mut line = format!("{}. {}: {}", k + 1, s.process, s.event);
+                for b in &s.beliefs_added {
+                    line.push_str(&format!(" +{b}"));
+                }
+                for b in &s.beliefs_removed {
+                    line.push_str(&format!(" -{b}"));
+                }
+                if self.cycle_from == Some(k) {
+                    line.push_str(" (from here the path repeats)");
+                }
+                line
+            })
+            .collect();
+        if self.steps.is_empty() {
+            lines.push("(the scene's first state)".to_string());
+        }
+        if self.blocked.is_empty() {
+            lines.push(format!("⇒ {}", self.conclusion));
+        } else {
+            lines.push(format!(
+                "⇒ {}: {}",
+                self.conclusion,
+                self.blocked.join("; ")
+            ));
+        }
+        lines
+    }
+}
+
 /// What each waiting process of `state` waits for: a thread whose next node is a send or a
 /// receive, named by its instance, with the channel as the counterexample names channels.
 pub fn blocked_lines(net: &Network, state: &State) -> Vec<String> {

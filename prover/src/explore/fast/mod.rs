@@ -671,9 +671,7 @@ pub fn explore(
                 }
                 at += done;
                 if let Some(words) = too_wide {
-                    g.graph.truncated = true;
-                    g.graph.memory_stop = Some(crate::memory::resident().unwrap_or(0));
-                    g.graph.wide_state = Some(words as u64);
+                    g.stop_wide(words);
                     stopped = true;
                     break;
                 }
@@ -755,6 +753,14 @@ impl Global<'_> {
             T::Inst { body, .. } => !matches!(self.arena.get(*body), T::Handling { .. }),
             _ => false,
         }
+    }
+
+    /// Stops the exploration at a state whose steps alone made `words` words, past the share of
+    /// the memory bound one state may make.
+    fn stop_wide(&mut self, words: usize) {
+        self.graph.truncated = true;
+        self.graph.memory_stop = Some(crate::memory::resident().unwrap_or(0));
+        self.graph.wide_state = Some(words as u64);
     }
 
     /// Adds the state with this key unless it is known; `None` when the bound stops it.
@@ -1091,9 +1097,7 @@ impl Global<'_> {
                         self.supply(need);
                         let again = self.expand(&[from], usize::MAX, self.state_cap);
                         if let Some(words) = again.too_wide {
-                            self.graph.truncated = true;
-                            self.graph.memory_stop = Some(crate::memory::resident().unwrap_or(0));
-                            self.graph.wide_state = Some(words as u64);
+                            self.stop_wide(words);
                             return false;
                         }
                         match again.expansions[0] {

@@ -114,6 +114,16 @@ pub(super) enum Need {
     Wide(usize),
 }
 
+/// `Err(Need::Wide)` once a state's steps have made more than `cap` words: the overlay's and
+/// the slots of the next vectors written since `keys_at`.
+fn within(ar: &Overlay, out: &ChunkOut, keys_at: usize, cap: usize) -> Result<(), Need> {
+    let made = ar.local.words + (out.keys.len() - keys_at);
+    if made > cap {
+        return Err(Need::Wide(made));
+    }
+    Ok(())
+}
+
 /// A child's offer, with its path from the child.
 pub(super) struct COffer {
     pub inst: u32,
@@ -368,8 +378,6 @@ impl Global<'_> {
     ) -> Result<(), Need> {
         let arity = self.layout.arity;
         let keys_at = out.keys.len();
-        // What this state's steps have made: the overlay's words and its next vectors' slots.
-        let made = |ar: &Overlay, out: &ChunkOut| ar.local.words + (out.keys.len() - keys_at);
         let cs = &key[1..=arity];
         sc.root = None;
         let mut base: u64 = 0;
@@ -404,9 +412,7 @@ impl Global<'_> {
                     out,
                     sc,
                 );
-                if made(ar, out) > cap {
-                    return Err(Need::Wide(made(ar, out)));
-                }
+                within(ar, out, keys_at, cap)?;
             }
         }
         for &(si, sk, so) in &all {
@@ -438,9 +444,7 @@ impl Global<'_> {
                     let f = self.fire_id(child, PAIR, sk, rk, value)?;
                     let act = self.fires[f as usize].act;
                     self.vstep(ar, key, base, &[(si, f)], act, desc, out, sc);
-                    if made(ar, out) > cap {
-                        return Err(Need::Wide(made(ar, out)));
-                    }
+                    within(ar, out, keys_at, cap)?;
                 } else {
                     let fs = self.fire_id(cs[si as usize], SEND, sk, 0, V::Int(0))?;
                     let fr = self.fire_id(cs[ri as usize], RECV, rk, 0, value)?;
@@ -456,9 +460,7 @@ impl Global<'_> {
                         }
                     };
                     self.vstep(ar, key, base, &[(si, fs), (ri, fr)], act, desc, out, sc);
-                    if made(ar, out) > cap {
-                        return Err(Need::Wide(made(ar, out)));
-                    }
+                    within(ar, out, keys_at, cap)?;
                 }
             }
         }
