@@ -11,7 +11,7 @@ use crate::eval::{attention_within, holds_within};
 use crate::semantics::{After, Atom, Fault, Mode, Params, Semantics, State, Sub, Term};
 use hashbrown::HashTable;
 use hilbert_certificates::cert::{
-    self, AfterRec, AtomRec, Body, FaultRec, SourceDigest, StateTable, TermNode, Witness,
+    self, AfterRec, AtomRec, Body, Counts, FaultRec, SourceDigest, StateTable, TermNode, Witness,
 };
 use hilbert_certificates::ir::Command;
 use hilbert_certificates::ir::{
@@ -111,6 +111,8 @@ pub struct Report {
     pub admitted: Option<Admitted>,
     /// The work the check took, in the units of [`work_limit`].
     pub work: u64,
+    /// The most it was allowed ([`work_limit`] of the certificate's bytes and declared states).
+    pub work_limit: u64,
     /// The scene's states and steps, as the kernel recomputed them, once its table closed.
     pub scene: Option<(usize, usize)>,
 }
@@ -123,6 +125,7 @@ impl Report {
             invalid: Some(reason),
             admitted: None,
             work: 0,
+            work_limit: 0,
             scene: None,
         }
     }
@@ -394,19 +397,25 @@ pub const MAX_TERM_DEPTH: u32 = 256;
 /// so this bounds the memory any state can take.
 pub const MAX_STATE_SIZE: u64 = 1 << 20;
 
-/// The work the kernel does for a certificate of `bytes` bytes, at most: written-out state size
-/// for every state it writes out and every step it makes, one unit per pair of offers it
-/// compares and per internal action a step runs. Past it the certificate is invalid (a bound,
-/// which fails closed): so a certificate of up to a megabyte is decided in seconds whatever its
-/// bytes. The allowance is 192 units a byte up to 1 MiB, and one more 192 per doubling beyond,
-/// since large honest tables have larger states (the 7-philosopher table uses 124 a byte;
-/// `hilbert verify --format json` prints `work` and `work_limit`).
-pub fn work_limit(bytes: usize) -> u64 {
+/// The work the kernel does for a certificate of `bytes` bytes that declares `states` states
+/// (its scene's and its explorations' from outside, [`Body::declared_states`]), at most:
+/// written-out state size for every state it writes out and every step it makes, one unit per
+/// pair of offers it compares and per internal action a step runs. Past it the certificate is
+/// invalid (a bound, which fails closed). The allowance is 2^16 units a declared state (the
+/// 10-philosopher scene takes 2,734 a state), and 192 units a byte up to 1 MiB and one more 192
+/// per doubling beyond, for what a state's steps cost beyond that (a choice of many
+/// alternatives); an auditor bounds the states with [`check_within`] (`hilbert verify
+/// --max-states`). `hilbert verify --format json` prints `work` and `work_limit`.
+pub fn work_limit(bytes: usize, states: u64) -> u64 {
     let b = bytes as u64;
     let doublings = u64::from((b >> 19).max(1).ilog2()).max(1);
-    WORK_BASE.saturating_add(WORK_PER_BYTE.saturating_mul(doublings).saturating_mul(b))
+    let per_byte = WORK_PER_BYTE.saturating_mul(doublings).saturating_mul(b);
+    WORK_BASE
+        .saturating_add(per_byte)
+        .saturating_add(WORK_PER_STATE.saturating_mul(states))
 }
 
+const WORK_PER_STATE: u64 = 1 << 16;
 const WORK_BASE: u64 = 1 << 23;
 const WORK_PER_BYTE: u64 = 192;
 
@@ -425,33 +434,43 @@ impl Budget {
     }
 }
 
-/// The children of a term node, as indices into the table, in the order the canonical table
-/// writes them (children before the node, left to right).
-fn term_children(node: &TermNode) -> Vec<u32> {
-    (0..).map_while(|k| nth_child(node, k)).collect()
+/// A node's children, as indices into the table, each mutable (for [`Table::admit`]).
+fn children_mut(node: &mut TermNode) -> Vec<&mut u32> {
+    match node {
+        TermNode::Done | TermNode::Faulted(_) | TermNode::Thread { .. } => Vec::new(),
+        TermNode::Par(cs) | TermNode::Choice(cs) => cs.iter_mut().collect(),
+        TermNode::Then(a, b) | TermNode::Interrupt(a, b) => vec![a, b],
+        TermNode::Label { body, start, .. } => vec![body, start],
+        TermNode::Inst { body, .. } | TermNode::Suspended(body) => vec![body],
+        TermNode::Handling { body, then } => match then {
+            AfterRec::Suspend(x) | AfterRec::Continue(x) | AfterRec::Restart(x) => vec![body, x],
+            AfterRec::End => vec![body],
+        },
+    }
 }
 
-/// A state table, checked: every index points at an earlier term or a listed atom, no term is
-/// nested deeper than [`MAX_TERM_DEPTH`] and no state is larger than [`MAX_STATE_SIZE`], and the
-/// table is canonical (every term, atom and state listed once, terms and atoms in first-use
-/// order). States stay in this compact form; [`Table::state`] writes one out.
-struct Table<'t> {
-    raw: &'t StateTable,
-    /// The terms' indices, hashed by their nodes' views ([`Table::hash`]); 4 bytes a term.
+/// The states the kernel has made, in the order it met them, in a compact form: each term, each
+/// parameter list, each atom and each belief set once (hash-consed), and per state a term and
+/// a belief set. No term is nested deeper than [`MAX_TERM_DEPTH`] and no state is larger than
+/// [`MAX_STATE_SIZE`]. [`Table::state`] writes one out.
+struct Table {
+    raw: StateTable,
+    /// The terms' indices, hashed by their nodes' views ([`View`]); 4 bytes a term.
     terms: HashTable<u32>,
     hasher: foldhash::fast::RandomState,
     /// The parameter lists by content, and each written out once (shared by every state).
-    params: FastMap<&'t [Value], u32>,
+    params: FastMap<Vec<Value>, u32>,
     param_lists: Vec<Params>,
-    atoms: FastMap<&'t AtomRec, u32>,
-    /// The distinct belief sets (atom index lists), numbered in first-use order.
-    sets: FastMap<&'t [u32], u32>,
+    atoms: FastMap<AtomRec, u32>,
+    /// The distinct belief sets (sorted atom index lists), numbered in the order met.
+    sets: FastMap<Vec<u32>, u32>,
     /// Each state's belief set.
     set_of: Vec<u32>,
     /// Each belief set, in order.
-    set_list: Vec<&'t [u32]>,
+    set_list: Vec<Vec<u32>>,
     index: FastMap<(u32, u32), u32>,
     size: Vec<u64>,
+    depth: Vec<u32>,
 }
 
 /// Terms of a table written out once and shared ([`Table::sub`]), by index: one per task of
@@ -459,146 +478,197 @@ struct Table<'t> {
 #[derive(Default)]
 struct Made(FastMap<u32, Sub>);
 
-impl<'t> Table<'t> {
-    fn new(raw: &'t StateTable) -> Result<Table<'t>, String> {
-        if raw.states.len() > u32::MAX as usize / 2 {
-            return Err("the table lists more states than the kernel can number".into());
-        }
-        let mut depth: Vec<u32> = Vec::with_capacity(raw.terms.len());
-        let mut size: Vec<u64> = Vec::with_capacity(raw.terms.len());
-        let hasher = foldhash::fast::RandomState::default();
-        let hash = |v: &View| hasher.hash_one(v);
-        let mut terms = HashTable::with_capacity(raw.terms.len());
-        let mut params = fast_map(raw.params.len());
-        for (i, p) in raw.params.iter().enumerate() {
-            if let Some(j) = params.insert(p.as_slice(), i as u32) {
-                return Err(format!(
-                    "parameter lists {j} and {i} are the same, listed twice"
-                ));
-            }
-        }
-        // Parameter lists in first-use order: the terms, in table order, use them in order.
-        let mut next_params = 0usize;
-        for (i, node) in raw.terms.iter().enumerate() {
-            let own = match node {
-                TermNode::Thread { stack, env, .. } => (stack.len() + env.len()) as u64,
-                TermNode::Inst { params: p, .. } => {
-                    let p = *p as usize;
-                    if p > next_params || p >= raw.params.len() {
-                        return Err(format!(
-                            "term {i} uses parameter list {p} where the canonical table puts list {next_params}"
-                        ));
-                    }
-                    next_params += (p == next_params) as usize;
-                    raw.params[p].len() as u64
-                }
-                _ => 0,
-            };
-            let (mut d, mut n) = (1u32, 1u64 + own);
-            for j in term_children(node) {
-                if j as usize >= i {
-                    return Err(format!(
-                        "term {i} refers to term {j}, which is not earlier in the table"
-                    ));
-                }
-                d = d.max(depth[j as usize].saturating_add(1));
-                n = n.saturating_add(size[j as usize]);
-            }
-            if d > MAX_TERM_DEPTH {
-                return Err(format!(
-                    "term {i} is nested {d} deep, more than the kernel's limit of {MAX_TERM_DEPTH}"
-                ));
-            }
-            let h = hash(&View::of(node));
-            if let Some(j) = terms.find(h, |&j| View::of(&raw.terms[j as usize]) == View::of(node))
-            {
-                return Err(format!("terms {j} and {i} are the same term, listed twice"));
-            }
-            terms.insert_unique(h, i as u32, |&j| hash(&View::of(&raw.terms[j as usize])));
-            depth.push(d);
-            size.push(n);
-        }
-        if next_params != raw.params.len() {
-            return Err(format!("parameter list {next_params} is used by no term"));
-        }
-        let mut atoms = fast_map(raw.atoms.len());
-        for (i, a) in raw.atoms.iter().enumerate() {
-            if let Some(j) = atoms.insert(a, i as u32) {
-                return Err(format!("atoms {j} and {i} are the same atom, listed twice"));
-            }
-        }
-        let mut table = Table {
-            raw,
-            terms,
-            hasher,
-            params,
-            param_lists: raw.params.iter().map(|p| p.as_slice().into()).collect(),
-            atoms,
+/// Marks a number in a [`Staged`] state as its own (a node or a list not yet in the table).
+const LOCAL: u32 = 1 << 31;
+
+/// A next state not in the table when its step was computed, numbered for [`Table::admit`]:
+/// its new nodes (children before parents; a child number with [`LOCAL`] set is an earlier one
+/// of these), its new parameter lists, its root and its atoms. It holds no `Rc`, so it crosses
+/// threads.
+struct Staged {
+    nodes: Vec<TermNode>,
+    params: Vec<Vec<Value>>,
+    root: u32,
+    atoms: Vec<AtomRec>,
+}
+
+/// A step's next state: its index in the table, or staged to be added.
+enum Next {
+    Old(u32),
+    New(Staged),
+}
+
+impl Table {
+    fn new() -> Table {
+        Table {
+            raw: StateTable::default(),
+            terms: HashTable::new(),
+            hasher: foldhash::fast::RandomState::default(),
+            params: fast_map(0),
+            param_lists: Vec::new(),
+            atoms: fast_map(0),
             sets: fast_map(0),
-            set_of: Vec::with_capacity(raw.states.len()),
+            set_of: Vec::new(),
             set_list: Vec::new(),
-            index: fast_map(raw.states.len()),
-            size,
+            index: fast_map(0),
+            size: Vec::new(),
+            depth: Vec::new(),
+        }
+    }
+
+    /// A state's index, added when it is new (and whether it was).
+    fn add(&mut self, s: &State) -> Result<(u32, bool), String> {
+        match self.stage(s, None, &Made::default()) {
+            Some(Next::Old(j)) => Ok((j, false)),
+            Some(Next::New(st)) => self.admit(st),
+            None => Err("a state could not be numbered".into()),
+        }
+    }
+
+    /// A next state, found in the table (see [`Table::find_term`] for `near` and `made`) or
+    /// staged: the table is only read, so the steps of many states are numbered at once.
+    fn stage(&self, s: &State, near: Option<u32>, made: &Made) -> Option<Next> {
+        if let Some(j) = self.find_near(s, near, made) {
+            return Some(Next::Old(j));
+        }
+        let mut st = Staged {
+            nodes: Vec::new(),
+            params: Vec::new(),
+            root: 0,
+            atoms: s.beliefs.iter().map(atom_rec).collect(),
         };
-        // First-use order: walking the states in order, each term's children before it, left
-        // to right, and each state's atoms in belief order, every term and atom must be met
-        // for the first time exactly in the order the table lists it.
-        let mut first = FirstUse {
-            seen: vec![false; raw.terms.len()],
-            next: 0,
-        };
-        let mut atom_seen = vec![false; raw.atoms.len()];
-        let mut next_atom = 0usize;
-        for (k, (t, ids)) in raw.states.iter().enumerate() {
-            let Some(&n) = table.size.get(*t as usize) else {
-                return Err(format!(
-                    "state {k} refers to term {t}, which is not in the table"
-                ));
-            };
-            if n.saturating_add(ids.len() as u64) > MAX_STATE_SIZE {
-                return Err(format!(
-                    "state {k} holds more than the kernel's limit of {MAX_STATE_SIZE} nodes once written out"
-                ));
-            }
-            if ids.windows(2).any(|w| w[0] >= w[1]) {
-                return Err(format!("state {k}: its atoms are not sorted and distinct"));
-            }
-            if let Some(a) = ids.iter().find(|&&a| a as usize >= raw.atoms.len()) {
-                return Err(format!("state {k}: atom {a} is not in the table"));
-            }
-            first.visit(&raw.terms, *t)?;
-            let mut in_order: Vec<u32> = ids.clone();
-            in_order.sort_by(|a, b| raw.atoms[*a as usize].cmp(&raw.atoms[*b as usize]));
-            for a in in_order {
-                if !atom_seen[a as usize] {
-                    if a as usize != next_atom {
-                        return Err(format!(
-                            "atom {a} is first used where the canonical table puts atom {next_atom}"
-                        ));
-                    }
-                    atom_seen[a as usize] = true;
-                    next_atom += 1;
+        st.root = self.stage_term(&s.term, near, made, &mut st)?;
+        Some(Next::New(st))
+    }
+
+    /// A term's index in the table, or the [`LOCAL`] number of its node staged in `st` (its
+    /// children found or staged first, with `near`'s children as the guesses).
+    fn stage_term(&self, t: &Term, near: Option<u32>, made: &Made, st: &mut Staged) -> Option<u32> {
+        if let Some(j) = self.find_term(t, near, made) {
+            return Some(j);
+        }
+        let guesses = near.and_then(|h| self.raw.terms.get(h as usize));
+        let mut k = 0;
+        let node = term_node(t, &mut |part| match part {
+            Ok(c) => {
+                let g = guesses.and_then(|n| nth_child(n, k));
+                k += 1;
+                match g.and_then(|g| made.0.get(&g)) {
+                    Some(m) if std::ptr::eq(&**m, c) => g,
+                    _ => self.stage_term(c, g, made, st),
                 }
             }
-            let next_set = table.set_list.len() as u32;
-            let set = *table.sets.entry(ids.as_slice()).or_insert(next_set);
-            if set == next_set {
-                table.set_list.push(ids.as_slice());
+            Err(p) => Some(match self.params.get(p) {
+                Some(&j) => j,
+                None => {
+                    st.params.push(p.to_vec());
+                    LOCAL | (st.params.len() as u32 - 1)
+                }
+            }),
+        })?;
+        st.nodes.push(node);
+        Some(LOCAL | (st.nodes.len() as u32 - 1))
+    }
+
+    /// Adds a staged state's nodes, lists and atoms where the table does not have them yet (an
+    /// earlier state of the same block may have added them), then the state itself when it is
+    /// new: its index, and whether it was new.
+    fn admit(&mut self, st: Staged) -> Result<(u32, bool), String> {
+        let lists: Vec<u32> = st.params.into_iter().map(|p| self.param(p)).collect();
+        let mut ids: Vec<u32> = Vec::with_capacity(st.nodes.len());
+        let local = |c: u32, ids: &[u32]| match c & LOCAL {
+            0 => c,
+            _ => ids[(c & !LOCAL) as usize],
+        };
+        for mut node in st.nodes {
+            for c in children_mut(&mut node) {
+                *c = local(*c, &ids);
             }
-            table.set_of.push(set);
-            if let Some(j) = table.index.insert((*t, set), k as u32) {
-                return Err(format!(
-                    "states {j} and {k} are the same state, listed twice"
-                ));
+            if let TermNode::Inst { params, .. } = &mut node
+                && *params & LOCAL != 0
+            {
+                *params = lists[(*params & !LOCAL) as usize];
             }
+            ids.push(self.intern(node)?);
         }
-        if first.next != raw.terms.len() {
-            return Err(format!("term {} is used by no state", first.next));
+        let root = local(st.root, &ids);
+        let mut atoms: Vec<u32> = st.atoms.into_iter().map(|a| self.atom(a)).collect();
+        atoms.sort_unstable();
+        let k = self.raw.states.len();
+        if self.size[root as usize].saturating_add(atoms.len() as u64) > MAX_STATE_SIZE {
+            return Err(format!(
+                "state {k} holds more than the kernel's limit of {MAX_STATE_SIZE} nodes once written out"
+            ));
         }
-        if next_atom != raw.atoms.len() {
-            return Err(format!("atom {next_atom} is used by no state"));
+        let next_set = self.set_list.len() as u32;
+        let set = *self.sets.entry(atoms.clone()).or_insert(next_set);
+        if set == next_set {
+            self.set_list.push(atoms.clone());
         }
-        Ok(table)
+        if let Some(&j) = self.index.get(&(root, set)) {
+            return Ok((j, false));
+        }
+        if k >= u32::MAX as usize / 2 {
+            return Err("more states than the kernel can number".into());
+        }
+        self.index.insert((root, set), k as u32);
+        self.set_of.push(set);
+        self.raw.states.push((root, atoms));
+        Ok((k as u32, true))
+    }
+
+    /// A node's index, added when it is new: its children are in the table already.
+    fn intern(&mut self, node: TermNode) -> Result<u32, String> {
+        let h = self.hasher.hash_one(View::of(&node));
+        let raw = &self.raw.terms;
+        if let Some(&j) = self
+            .terms
+            .find(h, |&j| View::of(&raw[j as usize]) == View::of(&node))
+        {
+            return Ok(j);
+        }
+        let own = match &node {
+            TermNode::Thread { stack, env, .. } => (stack.len() + env.len()) as u64,
+            TermNode::Inst { params, .. } => self.raw.params[*params as usize].len() as u64,
+            _ => 0,
+        };
+        let (mut d, mut n) = (1u32, 1u64 + own);
+        for j in (0..).map_while(|k| nth_child(&node, k)) {
+            d = d.max(self.depth[j as usize].saturating_add(1));
+            n = n.saturating_add(self.size[j as usize]);
+        }
+        if d > MAX_TERM_DEPTH {
+            return Err(format!(
+                "a term is nested {d} deep, more than the kernel's limit of {MAX_TERM_DEPTH}"
+            ));
+        }
+        let i = self.raw.terms.len() as u32;
+        let (hasher, raw) = (&self.hasher, &self.raw.terms);
+        self.terms
+            .insert_unique(h, i, |&j| hasher.hash_one(View::of(&raw[j as usize])));
+        self.raw.terms.push(node);
+        self.depth.push(d);
+        self.size.push(n);
+        Ok(i)
+    }
+
+    fn param(&mut self, p: Vec<Value>) -> u32 {
+        let next = self.param_lists.len() as u32;
+        let j = *self.params.entry(p.clone()).or_insert(next);
+        if j == next {
+            self.param_lists.push(p.as_slice().into());
+            self.raw.params.push(p);
+        }
+        j
+    }
+
+    fn atom(&mut self, a: AtomRec) -> u32 {
+        let next = self.raw.atoms.len() as u32;
+        let j = *self.atoms.entry(a.clone()).or_insert(next);
+        if j == next {
+            self.raw.atoms.push(a);
+        }
+        j
     }
 
     fn len(&self) -> usize {
@@ -714,13 +784,8 @@ impl<'t> Table<'t> {
         }
     }
 
-    /// The index of a state, when the table lists it.
-    fn find(&self, s: &State) -> Option<u32> {
-        self.find_near(s, None, &Made::default())
-    }
-
-    /// [`Table::find`], told that `s` probably shares most of its term with table term `near`
-    /// (the state a step came from): see [`Table::find_term`].
+    /// The index of a state, when the table has it, told that `s` probably shares most of its
+    /// term with table term `near` (the state a step came from): see [`Table::find_term`].
     fn find_near(&self, s: &State, near: Option<u32>, made: &Made) -> Option<u32> {
         let term = self.find_term(&s.term, near, made)?;
         let ids = s
@@ -740,7 +805,7 @@ impl<'t> Table<'t> {
     /// `near` is a guess: a table term that `t` may equal, whose children (by position) are then
     /// the guesses for `t`'s children. When the node `t` makes — its fields and its children's
     /// indices — is the guess's own node, the guess is the answer without asking the map: the
-    /// table lists no node twice ([`Table::new`] refuses it), so a node has one index, and the
+    /// table holds no node twice ([`Table::intern`]), so a node has one index, and the
     /// answer is the map's either way. A wrong guess costs one comparison, never a wrong index.
     ///
     /// A child that is the very shared term [`Table::sub`] made in `made` for its guess is
@@ -831,7 +896,7 @@ impl<'t> Table<'t> {
 
 /// Child `k` of a table node, in the table's order of children (both sides of `Then` and
 /// `Interrupt`, a label's body before its start, the handlers before what follows them): the
-/// order [`term_children`] lists and [`Table::find_term`] visits.
+/// order [`term_node`] numbers them and [`Table::find_term`] visits.
 fn nth_child(node: &TermNode, k: usize) -> Option<u32> {
     match node {
         TermNode::Done | TermNode::Faulted(_) | TermNode::Thread { .. } => None,
@@ -1037,39 +1102,6 @@ pub fn term_node(t: &Term, number: &mut dyn FnMut(Part<'_>) -> Option<u32>) -> O
     })
 }
 
-/// The first-use walk of a table's terms (see [`Table::new`]).
-struct FirstUse {
-    seen: Vec<bool>,
-    next: usize,
-}
-
-impl FirstUse {
-    fn visit(&mut self, terms: &[TermNode], i: u32) -> Result<(), String> {
-        if self.seen[i as usize] {
-            return Ok(());
-        }
-        for c in term_children(&terms[i as usize]) {
-            self.visit(terms, c)?;
-        }
-        if i as usize != self.next {
-            return Err(format!(
-                "term {i} is first used where the canonical table puts term {}",
-                self.next
-            ));
-        }
-        self.seen[i as usize] = true;
-        self.next += 1;
-        Ok(())
-    }
-}
-
-/// The states of a table, written out, when the table is well formed and canonical (for tools
-/// and tests that read certificates; the kernel itself writes out one state at a time).
-pub fn table_states(table: &StateTable) -> Result<Vec<State>, String> {
-    let t = Table::new(table)?;
-    Ok((0..t.len()).map(|i| t.state(i)).collect())
-}
-
 /// A state as a person reads it (for refusals).
 pub fn show_state(state: &State) -> String {
     let beliefs: Vec<String> = state.beliefs.iter().map(|a| format!("{a:?}")).collect();
@@ -1088,10 +1120,10 @@ pub fn show_state(state: &State) -> String {
 /// The characters of a state that [`show_state`] writes out.
 const SHOWN_CHARS: usize = 600;
 
-/// A table whose every step the kernel has recomputed: each state's successors, in the order of
-/// its steps, and the tells its steps ran infeasibly.
-struct Closed<'t> {
-    table: Table<'t>,
+/// The states the kernel reached, breadth-first: each state's successors, in the order of its
+/// steps, and the tells its steps ran infeasibly.
+struct Closed {
+    table: Table,
     succ: Succ,
     /// (state, plan, tell) for each tell a step from the state runs infeasibly, by state.
     bad_tells: Vec<(u32, PlanId, u32)>,
@@ -1111,133 +1143,107 @@ impl Succ {
     }
 }
 
-/// States whose steps [`close`] computes at once (on every core) before looking at them.
+/// States whose steps [`close`] computes at once (on every core) before numbering them.
 const CLOSE_BLOCK: usize = 1 << 14;
 
-/// Why a table is not the reachable set of its starts: the rule, the state and the reason.
+/// Why an exploration does not match its certificate: the rule, the state and the reason.
 type Unclosed = (&'static str, Option<usize>, String);
 
-/// Recomputes every state's steps, requires each next state to be in the table (closure), and
-/// then requires the table to be exactly the states reachable from `starts`, in breadth-first
-/// order (starts first, then each state's new successors in the order of its steps). Steps are
-/// computed on every core, each next state looked up as soon as it is made and dropped.
-fn close<'t>(
+/// Explores breadth-first from the states already in `table` (the starts, in order): each
+/// state's steps, in order, and each next state numbered as it is met, new ones last, so the
+/// states are numbered in breadth-first order. A state `halt` picks has no steps (an
+/// exploration from outside stops where the command has settled). Steps are computed a block of
+/// states at a time on every core against the table as it stood, then numbered on one thread in
+/// order; the exploration is refused as soon as it holds more states than `declared` says, and
+/// at the end unless it holds exactly the declared states and steps.
+fn close(
     sem: &Semantics,
-    table: Table<'t>,
-    starts: &[u32],
-    halt: &(dyn Fn(usize) -> bool + Sync),
+    mut table: Table,
+    declared: Counts,
+    halt: &(dyn Fn(&Table, usize) -> bool + Sync),
     budget: &Budget,
-) -> Result<Closed<'t>, Unclosed> {
+) -> Result<Closed, Unclosed> {
     use rayon::prelude::*;
-    type Steps = (Vec<u32>, Vec<(PlanId, u32)>);
-    let step_of = |made: &mut Made, i: usize| -> Result<Steps, String> {
-        // A state the obligation stops at has no steps in it (a command from outside settled).
-        if halt(i) || !budget.spend(table.cost(i)) {
-            return Ok((Vec::new(), Vec::new()));
+    type Steps = (Vec<Next>, Vec<(PlanId, u32)>);
+    let step_of = |table: &Table, made: &mut Made, i: usize| -> Option<Steps> {
+        if halt(table, i) || !budget.spend(table.cost(i)) {
+            return Some((Vec::new(), Vec::new()));
         }
         let state = table.state_in(i, made);
         // A step changes a few threads: the rest of the next term is this state's.
         let root = table.raw.states[i].0;
-        let (mut succ, mut bad) = (Vec::new(), Vec::new());
-        let mut missing = None;
+        let (mut next, mut bad) = (Vec::new(), Vec::new());
+        let mut numbered = true;
         sem.each_step(&state, &mut |n| budget.spend(n), &mut |step| {
             for &(p, k, ok) in &step.effects.tells {
                 if !ok && !bad.contains(&(p, k)) {
                     bad.push((p, k));
                 }
             }
-            match table.find_near(&step.next, Some(root), made) {
-                Some(j) => {
-                    succ.push(j);
-                    true
-                }
-                None => {
-                    missing = Some(step.next);
-                    false
-                }
-            }
+            let n = table.stage(&step.next, Some(root), made);
+            numbered = n.is_some();
+            next.extend(n);
+            numbered
         });
-        match missing {
-            Some(next) => Err(format!(
-                "a step leads to a state the certificate does not list: {}",
-                show_state(&next)
-            )),
-            None => Ok((succ, bad)),
-        }
+        numbered.then_some((next, bad))
     };
-    // A block of states at a time, in order, each block on every core: the first state whose
-    // step leaves the table ends the check at its block, so refusing a table costs what its
-    // states up to there cost (a truncated exploration's table is refused near its start).
     let mut succ = Succ::default();
     let mut bad_tells = Vec::new();
     let (mut start, mut block) = (0, 256);
     while start < table.len() {
-        // Blocks double up to `CLOSE_BLOCK`: an early refusal costs at most twice its prefix.
+        // Blocks double up to `CLOSE_BLOCK`: a refusal costs at most twice its prefix.
         let end = (start + block).min(table.len());
         block = (block * 2).min(CLOSE_BLOCK);
         // Each task of at least 256 states shares the terms it writes out among its states.
-        let results: Vec<Result<Steps, String>> = (start..end)
+        let results: Vec<Option<Steps>> = (start..end)
             .into_par_iter()
             .with_min_len(256)
-            .map_init(Made::default, step_of)
+            .map_init(Made::default, |made, i| step_of(&table, made, i))
             .collect();
         for (i, r) in (start..).zip(results) {
-            let (s, b) =
-                r.map_err(|why| ("invariant.closed", Some(i), format!("state {i}: {why}")))?;
-            succ.all.extend_from_slice(&s);
+            let at = |why: String| ("states.limit", Some(i), format!("state {i}: {why}"));
+            let (next, b) = r.ok_or_else(|| at("a next state could not be numbered".into()))?;
+            for n in next {
+                let j = match n {
+                    Next::Old(j) => j,
+                    Next::New(st) => table.admit(st).map_err(at)?.0,
+                };
+                succ.all.push(j);
+            }
             succ.ends.push(succ.all.len());
             bad_tells.extend(b.into_iter().map(|(p, k)| (i as u32, p, k)));
+            if table.len() as u64 > declared.states {
+                return Err((
+                    "states.count",
+                    None,
+                    format!(
+                        "the exploration reaches more than the {} states the certificate declares",
+                        declared.states
+                    ),
+                ));
+            }
         }
         start = end;
     }
-    breadth_first(&succ, starts)?;
+    let found = Counts {
+        states: table.len() as u64,
+        transitions: succ.all.len() as u64,
+    };
+    if found != declared {
+        return Err((
+            "states.count",
+            None,
+            format!(
+                "the exploration reaches {} states and {} steps; the certificate declares {} and {}",
+                found.states, found.transitions, declared.states, declared.transitions
+            ),
+        ));
+    }
     Ok(Closed {
         table,
         succ,
         bad_tells,
     })
-}
-
-/// Requires states `0..n` to be exactly the breadth-first order from `starts`: the starts in
-/// order, then each reached state's new successors in the order of its steps.
-fn breadth_first(succ: &Succ, starts: &[u32]) -> Result<(), Unclosed> {
-    fn meet(j: u32, seen: &mut [bool], next: &mut usize) -> Result<(), Unclosed> {
-        if seen[j as usize] {
-            return Ok(());
-        }
-        if j as usize != *next {
-            return Err((
-                "states.order",
-                Some(j as usize),
-                format!(
-                    "state {j} is listed where breadth-first order from the start puts state {next}"
-                ),
-            ));
-        }
-        seen[j as usize] = true;
-        *next += 1;
-        Ok(())
-    }
-    let mut seen = vec![false; succ.ends.len()];
-    let mut next = 0usize;
-    for &s in starts {
-        meet(s, &mut seen, &mut next)?;
-    }
-    let mut head = 0;
-    while head < next {
-        for &j in succ.of(head) {
-            meet(j, &mut seen, &mut next)?;
-        }
-        head += 1;
-    }
-    if next != succ.ends.len() {
-        return Err((
-            "states.reachable",
-            Some(next),
-            format!("state {next} cannot be reached from the start"),
-        ));
-    }
-    Ok(())
 }
 
 fn refusal(obligation: &str, state: Option<&State>, rule: &'static str, reason: String) -> Verdict {
@@ -1253,6 +1259,13 @@ fn refusal(obligation: &str, state: Option<&State>, rule: &'static str, reason: 
 /// those sources, (path, digest) pair for pair, and about exactly the IR they lower to, byte for
 /// byte.
 pub fn check(bytes: &[u8], expected: Option<&Expected>) -> Report {
+    check_within(bytes, expected, u64::MAX)
+}
+
+/// [`check`], refusing as invalid, before any exploration, a certificate that declares more
+/// than `max_states` states in all ([`Body::declared_states`]): the auditor's bound on the
+/// kernel's work.
+pub fn check_within(bytes: &[u8], expected: Option<&Expected>, max_states: u64) -> Report {
     let body = match cert::decode(bytes) {
         Ok(b) => b,
         Err(e) => return Report::invalid(e.to_string()),
@@ -1271,20 +1284,27 @@ pub fn check(bytes: &[u8], expected: Option<&Expected>) -> Report {
             );
         }
     }
+    let declared = body.declared_states();
+    if declared > max_states {
+        return Report::invalid(format!(
+            "the certificate declares {declared} states, more than the {max_states} the check allows (a bound: allow more to check it)"
+        ));
+    }
     let budget = Budget {
-        limit: work_limit(bytes.len()),
+        limit: work_limit(bytes.len(), declared),
         used: AtomicU64::new(0),
     };
     let mut report = check_body(&body, &budget, cert::sha256(bytes));
     report.work = budget.used.load(Ordering::Relaxed);
+    report.work_limit = budget.limit;
     if budget.exhausted() {
         let mut r = Report::invalid(format!(
-            "checking it takes more work than the kernel's limit for a certificate of {} bytes ({} units)",
+            "checking it takes more work than the kernel's limit for a certificate of {} bytes declaring {declared} states ({} units)",
             bytes.len(),
             budget.limit
         ));
         r.network = report.network;
-        r.work = report.work;
+        (r.work, r.work_limit) = (report.work, report.work_limit);
         return r;
     }
     report
@@ -1339,20 +1359,13 @@ fn check_body(body: &Body, budget: &Budget, digest: [u8; 32]) -> Report {
     let name = format!("{}.{}", agent.name, net.binding);
     // No one step may do more than the whole budget before it is charged.
     let sem = Semantics::new(net, agent).with_work_cap(budget.limit);
-    let table = match Table::new(&body.states) {
-        Ok(t) => t,
-        Err(e) => {
-            let mut r = Report::invalid(format!("the state table is malformed: {e}"));
-            r.network = Some(name);
-            return r;
-        }
-    };
     let mut report = Report {
         network: Some(name),
         obligations: Vec::new(),
         invalid: None,
         admitted: None,
         work: 0,
+        work_limit: 0,
         scene: None,
     };
     if let Some(&p) = net.unset_params.first() {
@@ -1374,15 +1387,11 @@ fn check_body(body: &Body, budget: &Budget, digest: [u8; 32]) -> Report {
         }
         return report;
     }
-    // State 0 is the scene's initial state, and the table is its reachable set.
-    let closed = if table.len() > 0 && table.state(0) == sem.initial() {
-        close(&sem, table, &[0], &|_| false, budget)
-    } else {
-        Err((
-            "scene.initial",
-            None,
-            "state 0 is not the scene's initial state".into(),
-        ))
+    // The scene's states, breadth-first from its initial state.
+    let mut table = Table::new();
+    let closed = match table.add(&sem.initial()) {
+        Ok(_) => close(&sem, table, body.scene, &|_, _| false, budget),
+        Err(why) => Err(("states.limit", Some(0), why)),
     };
     report.scene = (closed.as_ref().ok()).map(|c| (c.table.len(), c.succ.all.len()));
     let mut runs = HandlerRuns::default();
@@ -1516,7 +1525,7 @@ fn check_witness(
             let goal = |i: usize| goal_sets[t.set_of[i] as usize];
             check_ranking(c, &ranks, &[0], &goal, oblig, "ranking")
         }
-        (Kind::Released(_, atom), Witness::Release { states, ranks, .. }) => {
+        (Kind::Released(_, atom), Witness::Release { counts, ranks, .. }) => {
             // The atom arrives (the plan believed it, or it was perceived), then the abort.
             let arrive = |s: &mut State| {
                 s.beliefs.insert(atom.clone());
@@ -1528,11 +1537,11 @@ fn check_witness(
                 commands: &[Command::Abort],
                 until_finished: true,
             };
-            let out = outside(sem, &from, states, ranks, oblig, RELEASE, budget);
+            let out = outside(sem, &from, *counts, ranks, oblig, RELEASE, budget);
             runs.record(oblig, &out);
             out.0
         }
-        (Kind::Abortable, Witness::Release { states, ranks, .. }) => {
+        (Kind::Abortable, Witness::Release { counts, ranks, .. }) => {
             let from = Origins {
                 table: t,
                 pick: &|_| true,
@@ -1540,7 +1549,7 @@ fn check_witness(
                 commands: &[Command::Abort],
                 until_finished: true,
             };
-            let out = outside(sem, &from, states, ranks, oblig, RELEASE, budget);
+            let out = outside(sem, &from, *counts, ranks, oblig, RELEASE, budget);
             runs.record(oblig, &out);
             out.0
         }
@@ -1561,7 +1570,7 @@ fn check_witness(
                 commands: &[Command::Stop],
                 until_finished: false,
             };
-            let out = outside(sem, &from, stop, stop_ranks, oblig, STOP, budget);
+            let out = outside(sem, &from, *stop, stop_ranks, oblig, STOP, budget);
             runs.record(oblig, &out);
             let (Verdict::Proved, Some((stopped, _))) = &out else {
                 return out.0;
@@ -1578,7 +1587,7 @@ fn check_witness(
                 // until the scene finishes (no command changes it): settled is finished there.
                 until_finished: false,
             };
-            let out = outside(sem, &from, after, after_ranks, oblig, RESUME, budget);
+            let out = outside(sem, &from, *after, after_ranks, oblig, RESUME, budget);
             runs.record(oblig, &out);
             out.0
         }
@@ -1721,13 +1730,13 @@ impl HandlerRuns {
 
 /// What checking an exploration from outside gives: the verdict and, when its table closed,
 /// the table with the tells its landings ran infeasibly.
-type Outcome<'t> = (Verdict, Option<(Closed<'t>, BTreeSet<(PlanId, u32)>)>);
+type Outcome = (Verdict, Option<(Closed, BTreeSet<(PlanId, u32)>)>);
 
 /// Where the commands from outside start: from each state of `table` that `pick` picks (in
 /// the table's order), made ready by `prepare` (the impossible atom arrives), each command of
 /// `commands` in turn lands on the scene's root.
 struct Origins<'a> {
-    table: &'a Table<'a>,
+    table: &'a Table,
     pick: &'a dyn Fn(usize) -> bool,
     prepare: &'a dyn Fn(&mut State),
     commands: &'a [Command],
@@ -1736,27 +1745,12 @@ struct Origins<'a> {
     until_finished: bool,
 }
 
-/// The refusal rules of one kind of exploration from outside: where a start is missing, where
-/// the table is malformed, where it is not closed, and the ranking's name.
-type Rules = [&'static str; 4];
-const RELEASE: Rules = [
-    "release.start",
-    "release.table",
-    "release.closed",
-    "release",
-];
-const STOP: Rules = [
-    "stoppable.start",
-    "stoppable.table",
-    "stoppable.closed",
-    "stoppable",
-];
-const RESUME: Rules = [
-    "resumable.start",
-    "resumable.table",
-    "resumable.closed",
-    "resumable",
-];
+/// The refusal rules of one kind of exploration from outside: where it is not the size the
+/// certificate declares, and the ranking's name.
+type Rules = [&'static str; 2];
+const RELEASE: Rules = ["release.count", "release"];
+const STOP: Rules = ["stoppable.count", "stoppable"];
+const RESUME: Rules = ["resumable.count", "resumable"];
 
 /// [`crate::semantics::settled`], [`crate::semantics::suspended`] and finished of state `i` of
 /// a table, read off its root's term nodes without writing the state out.
@@ -1773,28 +1767,25 @@ fn root_of(t: &Table, i: usize) -> (bool, bool, bool) {
     }
 }
 
-/// Commands from outside (release, abortable, stoppable): where each lands from the states
-/// `from` gives is in the witness's table, which is exactly the states reachable from there
-/// (in breadth-first order from them, in the order the commands land) without going on from
-/// a settled state, and ranked towards settling: every path from a command reaches a state
+/// Commands from outside (release, abortable, stoppable): the kernel lands each from the states
+/// `from` gives and explores from there (in breadth-first order from the landings, in the order
+/// they land) without going on from a settled state, requires the size the certificate
+/// declares, and checks the ranks towards settling: every path from a command reaches a state
 /// where no command from outside is under way. An abort from any state ends only where the
 /// scene has finished: one that lands while the root is restarting itself does nothing, and
 /// the restarted body is settled without the abort ever happening (`until_finished`). The
 /// table, closed, comes back for the tells the handler runs ran.
-fn outside<'t>(
+fn outside(
     sem: &Semantics,
     from: &Origins,
-    table: &'t StateTable,
+    declared: Counts,
     ranks: &[u64],
     oblig: &str,
     rules: Rules,
     budget: &Budget,
-) -> Outcome<'t> {
-    let [rule_start, rule_table, rule_closed, rule_rank] = rules;
-    let sub = match Table::new(table) {
-        Ok(s) => s,
-        Err(e) => return (refusal(oblig, None, rule_table, e), None),
-    };
+) -> Outcome {
+    let [rule_count, rule_rank] = rules;
+    let mut sub = Table::new();
     let t = from.table;
     let mut starts = Vec::new();
     let mut landing_bad = BTreeSet::new();
@@ -1810,35 +1801,37 @@ fn outside<'t>(
             // The handlers a landing starts run their first actions in it: its tells too.
             let bad = landed.effects.tells.iter().filter(|t| !t.2);
             landing_bad.extend(bad.map(|t| (t.0, t.1)));
-            match sub.find(&landed.next) {
-                Some(j) => starts.push(j),
-                None => {
+            match sub.add(&landed.next) {
+                Ok((j, _)) if (sub.len() as u64) <= declared.states => starts.push(j),
+                Ok(_) => {
                     let why = format!(
-                        "the state a {command:?} from outside leads to is not in the witness"
+                        "the landings alone are more than the {} states the certificate declares",
+                        declared.states
                     );
-                    return (refusal(oblig, Some(&s), rule_start, why), None);
+                    return (refusal(oblig, None, rule_count, why), None);
                 }
+                Err(why) => return (refusal(oblig, Some(&s), "states.limit", why), None),
             }
         }
     }
-    let settled: Vec<bool> = (0..sub.len())
-        .map(|i| match from.until_finished {
-            true => root_of(&sub, i).2,
-            false => root_of(&sub, i).0,
-        })
-        .collect();
-    let sub = match close(sem, sub, &starts, &|i| settled[i], budget) {
+    let until_finished = from.until_finished;
+    let settled = move |t: &Table, i: usize| match until_finished {
+        true => root_of(t, i).2,
+        false => root_of(t, i).0,
+    };
+    let sub = match close(sem, sub, declared, &settled, budget) {
         Ok(s) => s,
         Err((rule, i, why)) => {
             let rule = match rule {
-                "invariant.closed" => rule_closed,
+                "states.count" => rule_count,
                 r => r,
             };
             let at = i.map_or(String::new(), |i| format!("command-extended state {i}: "));
             return (refusal(oblig, None, rule, format!("{at}{why}")), None);
         }
     };
-    let verdict = check_ranking(&sub, ranks, &starts, &|i| settled[i], oblig, rule_rank);
+    let done = |i: usize| settled(&sub.table, i);
+    let verdict = check_ranking(&sub, ranks, &starts, &done, oblig, rule_rank);
     (verdict, Some((sub, landing_bad)))
 }
 
@@ -1920,85 +1913,66 @@ pub fn admit_build(ir: &Ir, tokens: &[&Admitted]) -> Result<BuildAdmitted, Vec<S
 mod tests {
     use super::*;
 
-    fn thread(inst: u32, node: u32) -> TermNode {
-        TermNode::Thread {
+    fn thread(inst: u32, node: u32) -> Sub {
+        Rc::new(Term::Thread {
             inst,
             plan: PlanId(0),
             stack: vec![NodeId(node)],
             env: vec![Value::Int(i64::from(node))],
-            ready: true,
+            mode: Mode::Ready,
+        })
+    }
+
+    /// `Inst(a ‖ b)` with parameters `params`, believing nothing.
+    fn state(a: &Sub, b: &Sub, params: &[Value]) -> State {
+        State {
+            term: Term::Inst {
+                inst: 0,
+                plan: PlanId(0),
+                params: params.into(),
+                body: Rc::new(Term::Par(vec![a.clone(), b.clone()])),
+            },
+            beliefs: BTreeSet::new(),
         }
     }
 
     /// Two states: `Inst(a ‖ b)` and `Inst(b ‖ a)`, sharing their threads.
-    fn table() -> StateTable {
-        StateTable {
-            terms: vec![
-                thread(0, 1),
-                thread(1, 2),
-                TermNode::Par(vec![0, 1]),
-                TermNode::Inst {
-                    inst: 0,
-                    plan: PlanId(0),
-                    params: 0,
-                    body: 2,
-                },
-                TermNode::Par(vec![1, 0]),
-                TermNode::Inst {
-                    inst: 0,
-                    plan: PlanId(0),
-                    params: 0,
-                    body: 4,
-                },
-            ],
-            params: vec![vec![]],
-            atoms: vec![],
-            states: vec![(3, vec![]), (5, vec![])],
-        }
-    }
-
-    /// `table()` with its parameter lists changed.
-    fn with_lists(params: Vec<Vec<Value>>, uses: [u32; 2]) -> Result<(), String> {
-        let mut raw = table();
-        raw.params = params;
-        for (k, u) in [3, 5].into_iter().zip(uses) {
-            if let TermNode::Inst { params, .. } = &mut raw.terms[k] {
-                *params = u;
-            }
-        }
-        Table::new(&raw).map(|_| ())
+    fn table() -> Table {
+        let (a, b) = (thread(0, 1), thread(1, 2));
+        let mut t = Table::new();
+        assert_eq!(t.add(&state(&a, &b, &[])), Ok((0, true)));
+        assert_eq!(t.add(&state(&b, &a, &[])), Ok((1, true)));
+        t
     }
 
     #[test]
-    fn parameter_lists_are_listed_once_in_first_use_order() {
-        let (a, b) = (vec![Value::Int(1)], vec![Value::Int(2)]);
-        assert_eq!(with_lists(vec![vec![]], [0, 0]), Ok(()));
-        assert_eq!(with_lists(vec![a.clone(), b.clone()], [0, 1]), Ok(()));
-        assert_eq!(
-            with_lists(vec![a.clone(), b.clone()], [0, 0]).unwrap_err(),
-            "parameter list 1 is used by no term"
-        );
-        assert!(
-            with_lists(vec![a.clone(), b.clone()], [1, 0])
-                .unwrap_err()
-                .contains("uses parameter list 1 where the canonical table puts list 0")
-        );
-        assert!(
-            with_lists(vec![a.clone(), a.clone()], [0, 1])
-                .unwrap_err()
-                .contains("listed twice")
-        );
-        assert!(
-            with_lists(vec![a], [0, 7])
-                .unwrap_err()
-                .contains("uses parameter list 7")
-        );
+    fn states_terms_and_lists_are_held_once_in_the_order_met() {
+        let mut t = table();
+        let (a, b, c) = (thread(0, 1), thread(1, 2), thread(2, 3));
+        assert_eq!(t.add(&state(&a, &b, &[])), Ok((0, false)));
+        assert_eq!((t.raw.terms.len(), t.raw.params.len()), (6, 1));
+        // Staged against the table as it stood, twice, then admitted in order: one new state,
+        // one new parameter list, no node twice.
+        let one = state(&a, &c, &[Value::Int(7)]);
+        let staged = [0, 1].map(|_| t.stage(&one, Some(3), &Made::default()));
+        for (k, st) in staged.into_iter().enumerate() {
+            let Some(Next::New(st)) = st else {
+                panic!("the state is not in the table yet")
+            };
+            assert_eq!(t.admit(st), Ok((2, k == 0)));
+        }
+        assert_eq!((t.raw.terms.len(), t.raw.params.len()), (9, 2));
+        assert!(matches!(
+            t.stage(&one, None, &Made::default()),
+            Some(Next::Old(2))
+        ));
+        assert_eq!(t.state(2), one);
     }
 
     #[test]
     fn a_guess_never_changes_the_index_a_term_is_found_at() {
-        let raw = table();
-        let t = Table::new(&raw).expect("a well-formed table");
+        let t = table();
+        let raw = t.raw.clone();
         // Written out anew (no shared term of the table's: every node is compared) and shared.
         let fresh = |i: u32| Rc::new(t.node_term(i, &mut Made::default()));
         let mut made = Made::default();
