@@ -1149,6 +1149,10 @@ const CLOSE_BLOCK: usize = 1 << 14;
 /// Why an exploration does not match its certificate: the rule, the state and the reason.
 type Unclosed = (&'static str, Option<usize>, String);
 
+/// What a refusal says when a state the kernel made passes [`MAX_TERM_DEPTH`] or
+/// [`MAX_STATE_SIZE`]: a bound of the kernel's (it fails closed), not a rule about a witness.
+pub const LIMIT: &str = "limit";
+
 /// Explores breadth-first from the states already in `table` (the starts, in order): each
 /// state's steps, in order, and each next state numbered as it is met, new ones last, so the
 /// states are numbered in breadth-first order. A state `halt` picks has no steps (an
@@ -1201,7 +1205,7 @@ fn close(
             .map_init(Made::default, |made, i| step_of(&table, made, i))
             .collect();
         for (i, r) in (start..).zip(results) {
-            let at = |why: String| ("states.limit", Some(i), format!("state {i}: {why}"));
+            let at = |why: String| (LIMIT, Some(i), format!("state {i}: {why}"));
             let (next, b) = r.ok_or_else(|| at("a next state could not be numbered".into()))?;
             for n in next {
                 let j = match n {
@@ -1391,7 +1395,7 @@ fn check_body(body: &Body, budget: &Budget, digest: [u8; 32]) -> Report {
     let mut table = Table::new();
     let closed = match table.add(&sem.initial()) {
         Ok(_) => close(&sem, table, body.scene, &|_, _| false, budget),
-        Err(why) => Err(("states.limit", Some(0), why)),
+        Err(why) => Err((LIMIT, Some(0), why)),
     };
     report.scene = (closed.as_ref().ok()).map(|c| (c.table.len(), c.succ.all.len()));
     let mut runs = HandlerRuns::default();
@@ -1810,7 +1814,7 @@ fn outside(
                     );
                     return (refusal(oblig, None, rule_count, why), None);
                 }
-                Err(why) => return (refusal(oblig, Some(&s), "states.limit", why), None),
+                Err(why) => return (refusal(oblig, Some(&s), LIMIT, why), None),
             }
         }
     }
@@ -1967,6 +1971,22 @@ mod tests {
             Some(Next::Old(2))
         ));
         assert_eq!(t.state(2), one);
+    }
+
+    #[test]
+    fn a_state_past_the_limits_is_not_added() {
+        let mut t = table();
+        let mut deep = thread(0, 1);
+        for _ in 0..MAX_TERM_DEPTH {
+            deep = Rc::new(Term::Suspended(deep));
+        }
+        let why = t.add(&state(&deep, &deep, &[])).unwrap_err();
+        assert!(why.contains("nested") && why.contains("limit"), "{why}");
+        // 2^19 threads of 3 nodes each, sharing one term: small to hold, too large written out.
+        let wide = Rc::new(Term::Par(vec![thread(0, 1); 1 << 19]));
+        let why = t.add(&state(&wide, &wide, &[])).unwrap_err();
+        assert!(why.contains("nodes once written out"), "{why}");
+        assert_eq!(t.len(), 2);
     }
 
     #[test]
