@@ -8,10 +8,9 @@
 //!
 //! A certificate carries no states: the kernel regenerates them, breadth-first from the start,
 //! with its own semantics, and the certificate declares how many it will find ([`Counts`]), which
-//! bounds the kernel's work. The compact node form of states ([`StateTable`], [`TermNode`]) is
-//! the kernel's own store, kept here beside the types it shares with the prover.
+//! bounds the kernel's work.
 
-use crate::ir::{Ir, LabelId, NodeId, PlanId, Value};
+use crate::ir::{Ir, NodeId, PlanId};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -74,123 +73,6 @@ pub struct Counts {
     pub states: u64,
     /// Steps (edges), each state's counted in the order of its steps.
     pub transitions: u64,
-}
-
-/// A table of states: shared terms, shared parameter lists, shared atoms, and per state a term
-/// and a set of atoms. Not part of the format (format 2 carried one); the kernel keeps the
-/// states it regenerates in this form.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-pub struct StateTable {
-    /// Terms; a term's children are indices of earlier terms.
-    pub terms: Vec<TermNode>,
-    /// The parameter lists of plan instances ([`TermNode::Inst`]), each listed once, in the
-    /// order the terms first use them: a scene's root instance, whose channels every state
-    /// repeats, is written once.
-    pub params: Vec<Vec<Value>>,
-    /// Atoms believed somewhere.
-    pub atoms: Vec<AtomRec>,
-    /// States: (term, atoms believed, sorted indices into `atoms`).
-    pub states: Vec<(u32, Vec<u32>)>,
-}
-
-/// A believed atom.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct AtomRec {
-    /// `None` for the agent's own belief, else the agent told (index into the IR's agents).
-    pub told: Option<u32>,
-    /// The predicate.
-    pub belief: u32,
-    /// The fields.
-    pub args: Vec<Value>,
-}
-
-/// Why a thread faulted (see `docs/semantics.md`).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum FaultRec {
-    /// No arm matched.
-    NoArm(NodeId),
-    /// An integer left the 64-bit range.
-    Overflow(NodeId),
-    /// Division by zero.
-    DivisionByZero(NodeId),
-    /// The macro-step diverged.
-    Diverged,
-    /// Malformed IR.
-    Malformed(NodeId),
-}
-
-/// What follows handlers.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum AfterRec {
-    /// The target ends.
-    End,
-    /// Suspended with this term.
-    Suspend(u32),
-    /// Continues with this term.
-    Continue(u32),
-    /// Starts again with this term.
-    Restart(u32),
-}
-
-/// One node of the term table: the terms of `docs/semantics.md`, children by index.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum TermNode {
-    /// Ended.
-    Done,
-    /// Faulted.
-    Faulted(FaultRec),
-    /// A thread.
-    Thread {
-        /// Static instance.
-        inst: u32,
-        /// Plan.
-        plan: PlanId,
-        /// Nodes still to run, top last.
-        stack: Vec<NodeId>,
-        /// Slots.
-        env: Vec<Value>,
-        /// Ready (true) or running.
-        ready: bool,
-    },
-    /// Then.
-    Then(u32, u32),
-    /// Parallel.
-    Par(Vec<u32>),
-    /// Choice.
-    Choice(Vec<u32>),
-    /// Interrupt.
-    Interrupt(u32, u32),
-    /// Label.
-    Label {
-        /// Instance.
-        inst: u32,
-        /// Label.
-        label: LabelId,
-        /// Process.
-        body: u32,
-        /// How it started.
-        start: u32,
-    },
-    /// Instance.
-    Inst {
-        /// Static instance.
-        inst: u32,
-        /// Plan.
-        plan: PlanId,
-        /// Parameters and channels: an index into [`StateTable::params`].
-        params: u32,
-        /// Process.
-        body: u32,
-    },
-    /// Suspended.
-    Suspended(u32),
-    /// Handling.
-    Handling {
-        /// Handlers.
-        body: u32,
-        /// Afterwards.
-        then: AfterRec,
-    },
 }
 
 /// A claim about one obligation, with what the kernel needs to check it locally.

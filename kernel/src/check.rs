@@ -8,19 +8,15 @@
 //! state is written out as a tree only while its steps are computed.
 
 use crate::eval::{attention_within, holds_within};
-use crate::semantics::{After, Atom, Fault, Mode, Params, Semantics, State, Sub, Term};
+use crate::semantics::{After, Atom, Params, Semantics, State, Sub, Term};
 use hashbrown::HashTable;
-use hilbert_certificates::cert::{
-    self, AfterRec, AtomRec, Body, Counts, FaultRec, SourceDigest, StateTable, TermNode, Witness,
-};
+use hilbert_certificates::cert::{self, Body, Counts, SourceDigest, Witness};
 use hilbert_certificates::ir::Command;
 use hilbert_certificates::ir::{
-    AgentId, BeliefId, CommitmentStrategy, Cond, Ir, LabelId, Network, Node, NodeId, PatternArg,
-    PlanId, Value,
+    CommitmentStrategy, Cond, Ir, Network, Node, NodeId, PatternArg, PlanId, Value,
 };
 use std::collections::{BTreeSet, HashMap};
 use std::hash::BuildHasher;
-use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Proof that the kernel admitted one certificate: it names the certificate (the SHA-256 of
@@ -434,481 +430,268 @@ impl Budget {
     }
 }
 
-/// A node's children, as indices into the table, each mutable (for [`Table::admit`]).
-fn children_mut(node: &mut TermNode) -> Vec<&mut u32> {
-    match node {
-        TermNode::Done | TermNode::Faulted(_) | TermNode::Thread { .. } => Vec::new(),
-        TermNode::Par(cs) | TermNode::Choice(cs) => cs.iter_mut().collect(),
-        TermNode::Then(a, b) | TermNode::Interrupt(a, b) => vec![a, b],
-        TermNode::Label { body, start, .. } => vec![body, start],
-        TermNode::Inst { body, .. } | TermNode::Suspended(body) => vec![body],
-        TermNode::Handling { body, then } => match then {
-            AfterRec::Suspend(x) | AfterRec::Continue(x) | AfterRec::Restart(x) => vec![body, x],
-            AfterRec::End => vec![body],
-        },
-    }
-}
-
-/// The states the kernel has made, in the order it met them, in a compact form: each term, each
-/// parameter list, each atom and each belief set once (hash-consed), and per state a term and
-/// a belief set. No term is nested deeper than [`MAX_TERM_DEPTH`] and no state is larger than
-/// [`MAX_STATE_SIZE`]. [`Table::state`] writes one out.
+/// The states the kernel has made, in the order it met them. Each distinct term is held once
+/// (hash-consed): a held term's children are held terms, so a term equal to a held one is that
+/// allocation once held, and a held term is found by its address. A state is its root's term
+/// index and a belief-set index. No held term is nested deeper than [`MAX_TERM_DEPTH`], and no
+/// state is larger than [`MAX_STATE_SIZE`] nodes once its shared terms are written out.
 struct Table {
-    raw: StateTable,
-    /// The terms' indices, hashed by their nodes' views ([`View`]); 4 bytes a term.
-    terms: HashTable<u32>,
+    terms: Vec<Sub>,
+    /// Each held term's address, and its index.
+    at: FastMap<usize, u32>,
+    /// The held terms' indices, by [`Table::hash`]; 4 bytes a term.
+    index: HashTable<u32>,
+    hashes: Vec<u64>,
     hasher: foldhash::fast::RandomState,
-    /// The parameter lists by content, and each written out once (shared by every state).
-    params: FastMap<Vec<Value>, u32>,
-    param_lists: Vec<Params>,
-    atoms: FastMap<AtomRec, u32>,
-    /// The distinct belief sets (sorted atom index lists), numbered in the order met.
-    sets: FastMap<Vec<u32>, u32>,
-    /// Each state's belief set.
-    set_of: Vec<u32>,
-    /// Each belief set, in order.
-    set_list: Vec<Vec<u32>>,
-    index: FastMap<(u32, u32), u32>,
+    /// The parameter lists, each held once.
+    params: FastMap<Params, ()>,
+    /// The distinct belief sets, numbered in the order met, and each state's root and set.
+    sets: FastMap<BTreeSet<Atom>, u32>,
+    set_list: Vec<BTreeSet<Atom>>,
+    states: Vec<(u32, u32)>,
+    numbers: FastMap<(u32, u32), u32>,
     size: Vec<u64>,
     depth: Vec<u32>,
 }
 
-/// Terms of a table written out once and shared ([`Table::sub`]), by index: one per task of
-/// the closure check, never across threads.
-#[derive(Default)]
-struct Made(FastMap<u32, Sub>);
-
-/// Marks a number in a [`Staged`] state as its own (a node or a list not yet in the table).
-const LOCAL: u32 = 1 << 31;
-
-/// A next state not in the table when its step was computed, numbered for [`Table::admit`]:
-/// its new nodes (children before parents; a child number with [`LOCAL`] set is an earlier one
-/// of these), its new parameter lists, its root and its atoms. It holds no `Rc`, so it crosses
-/// threads.
-struct Staged {
-    nodes: Vec<TermNode>,
-    params: Vec<Vec<Value>>,
-    root: u32,
-    atoms: Vec<AtomRec>,
-}
-
-/// A step's next state: its index in the table, or staged to be added.
+/// A step's next state: its number, or the state itself, to be numbered.
 enum Next {
     Old(u32),
-    New(Staged),
+    New(State),
+}
+
+/// Where a term is: a held term's identity.
+fn address(t: &Term) -> usize {
+    t as *const Term as usize
+}
+
+/// Every child of a term, in order: both sides of `Then` and `Interrupt`, a label's start after
+/// its body, what follows handlers after them.
+fn kids(t: &Term) -> Vec<&Sub> {
+    match t {
+        Term::Done | Term::Faulted(_) | Term::Thread { .. } => Vec::new(),
+        Term::Then(a, b) | Term::Interrupt(a, b) => vec![a, b],
+        Term::Par(cs) | Term::Choice(cs) => cs.iter().collect(),
+        Term::Label { body, start, .. } => vec![body, start],
+        Term::Inst { body, .. } | Term::Suspended(body) => vec![body],
+        Term::Handling { body, then } => match then {
+            After::End => vec![body],
+            After::Suspend(x) | After::Continue(x) | After::Restart(x) => vec![body, x],
+        },
+    }
+}
+
+/// `t` over the children `held` (as many as [`kids`] lists, in its order), an instance over
+/// the list `params`.
+fn with_kids(t: &Term, held: &[Sub], params: Option<Params>) -> Term {
+    let k = |i: usize| held[i].clone();
+    match t {
+        Term::Done | Term::Faulted(_) | Term::Thread { .. } => t.clone(),
+        Term::Then(..) => Term::Then(k(0), k(1)),
+        Term::Interrupt(..) => Term::Interrupt(k(0), k(1)),
+        Term::Par(_) => Term::Par(held.to_vec()),
+        Term::Choice(_) => Term::Choice(held.to_vec()),
+        Term::Suspended(_) => Term::Suspended(k(0)),
+        Term::Label { inst, label, .. } => Term::Label {
+            inst: *inst,
+            label: *label,
+            body: k(0),
+            start: k(1),
+        },
+        Term::Inst {
+            inst,
+            plan,
+            params: p,
+            ..
+        } => Term::Inst {
+            inst: *inst,
+            plan: *plan,
+            params: params.unwrap_or_else(|| p.clone()),
+            body: k(0),
+        },
+        Term::Handling { then, .. } => Term::Handling {
+            body: k(0),
+            then: match then {
+                After::End => After::End,
+                After::Suspend(_) => After::Suspend(k(1)),
+                After::Continue(_) => After::Continue(k(1)),
+                After::Restart(_) => After::Restart(k(1)),
+            },
+        },
+    }
 }
 
 impl Table {
     fn new() -> Table {
         Table {
-            raw: StateTable::default(),
-            terms: HashTable::new(),
+            terms: Vec::new(),
+            at: fast_map(0),
+            index: HashTable::new(),
+            hashes: Vec::new(),
             hasher: foldhash::fast::RandomState::default(),
             params: fast_map(0),
-            param_lists: Vec::new(),
-            atoms: fast_map(0),
             sets: fast_map(0),
-            set_of: Vec::new(),
             set_list: Vec::new(),
-            index: fast_map(0),
+            states: Vec::new(),
+            numbers: fast_map(0),
             size: Vec::new(),
             depth: Vec::new(),
         }
     }
 
-    /// A state's index, added when it is new (and whether it was).
-    fn add(&mut self, s: &State) -> Result<(u32, bool), String> {
-        match self.stage(s, None, &Made::default()) {
-            Some(Next::Old(j)) => Ok((j, false)),
-            Some(Next::New(st)) => self.admit(st),
-            None => Err("a state could not be numbered".into()),
-        }
-    }
-
-    /// A next state, found in the table (see [`Table::find_term`] for `near` and `made`) or
-    /// staged: the table is only read, so the steps of many states are numbered at once.
-    fn stage(&self, s: &State, near: Option<u32>, made: &Made) -> Option<Next> {
-        if let Some(j) = self.find_near(s, near, made) {
-            return Some(Next::Old(j));
-        }
-        let mut st = Staged {
-            nodes: Vec::new(),
-            params: Vec::new(),
-            root: 0,
-            atoms: s.beliefs.iter().map(atom_rec).collect(),
-        };
-        st.root = self.stage_term(&s.term, near, made, &mut st)?;
-        Some(Next::New(st))
-    }
-
-    /// A term's index in the table, or the [`LOCAL`] number of its node staged in `st` (its
-    /// children found or staged first, with `near`'s children as the guesses).
-    fn stage_term(&self, t: &Term, near: Option<u32>, made: &Made, st: &mut Staged) -> Option<u32> {
-        if let Some(j) = self.find_term(t, near, made) {
-            return Some(j);
-        }
-        let guesses = near.and_then(|h| self.raw.terms.get(h as usize));
-        let mut k = 0;
-        let node = term_node(t, &mut |part| match part {
-            Ok(c) => {
-                let g = guesses.and_then(|n| nth_child(n, k));
-                k += 1;
-                match g.and_then(|g| made.0.get(&g)) {
-                    Some(m) if std::ptr::eq(&**m, c) => g,
-                    _ => self.stage_term(c, g, made, st),
-                }
-            }
-            Err(p) => Some(match self.params.get(p) {
-                Some(&j) => j,
-                None => {
-                    st.params.push(p.to_vec());
-                    LOCAL | (st.params.len() as u32 - 1)
-                }
-            }),
-        })?;
-        st.nodes.push(node);
-        Some(LOCAL | (st.nodes.len() as u32 - 1))
-    }
-
-    /// Adds a staged state's nodes, lists and atoms where the table does not have them yet (an
-    /// earlier state of the same block may have added them), then the state itself when it is
-    /// new: its index, and whether it was new.
-    fn admit(&mut self, st: Staged) -> Result<(u32, bool), String> {
-        let lists: Vec<u32> = st.params.into_iter().map(|p| self.param(p)).collect();
-        let mut ids: Vec<u32> = Vec::with_capacity(st.nodes.len());
-        let local = |c: u32, ids: &[u32]| match c & LOCAL {
-            0 => c,
-            _ => ids[(c & !LOCAL) as usize],
-        };
-        for mut node in st.nodes {
-            for c in children_mut(&mut node) {
-                *c = local(*c, &ids);
-            }
-            if let TermNode::Inst { params, .. } = &mut node
-                && *params & LOCAL != 0
-            {
-                *params = lists[(*params & !LOCAL) as usize];
-            }
-            ids.push(self.intern(node)?);
-        }
-        let root = local(st.root, &ids);
-        let mut atoms: Vec<u32> = st.atoms.into_iter().map(|a| self.atom(a)).collect();
-        atoms.sort_unstable();
-        let k = self.raw.states.len();
-        if self.size[root as usize].saturating_add(atoms.len() as u64) > MAX_STATE_SIZE {
-            return Err(format!(
-                "state {k} holds more than the kernel's limit of {MAX_STATE_SIZE} nodes once written out"
-            ));
-        }
-        let next_set = self.set_list.len() as u32;
-        let set = *self.sets.entry(atoms.clone()).or_insert(next_set);
-        if set == next_set {
-            self.set_list.push(atoms.clone());
-        }
-        if let Some(&j) = self.index.get(&(root, set)) {
-            return Ok((j, false));
-        }
-        if k >= u32::MAX as usize / 2 {
-            return Err("more states than the kernel can number".into());
-        }
-        self.index.insert((root, set), k as u32);
-        self.set_of.push(set);
-        self.raw.states.push((root, atoms));
-        Ok((k as u32, true))
-    }
-
-    /// A node's index, added when it is new: its children are in the table already.
-    fn intern(&mut self, node: TermNode) -> Result<u32, String> {
-        let h = self.hasher.hash_one(View::of(&node));
-        let raw = &self.raw.terms;
-        if let Some(&j) = self
-            .terms
-            .find(h, |&j| View::of(&raw[j as usize]) == View::of(&node))
-        {
-            return Ok(j);
-        }
-        let own = match &node {
-            TermNode::Thread { stack, env, .. } => (stack.len() + env.len()) as u64,
-            TermNode::Inst { params, .. } => self.raw.params[*params as usize].len() as u64,
-            _ => 0,
-        };
-        let (mut d, mut n) = (1u32, 1u64 + own);
-        for j in (0..).map_while(|k| nth_child(&node, k)) {
-            d = d.max(self.depth[j as usize].saturating_add(1));
-            n = n.saturating_add(self.size[j as usize]);
-        }
-        if d > MAX_TERM_DEPTH {
-            return Err(format!(
-                "a term is nested {d} deep, more than the kernel's limit of {MAX_TERM_DEPTH}"
-            ));
-        }
-        let i = self.raw.terms.len() as u32;
-        let (hasher, raw) = (&self.hasher, &self.raw.terms);
-        self.terms
-            .insert_unique(h, i, |&j| hasher.hash_one(View::of(&raw[j as usize])));
-        self.raw.terms.push(node);
-        self.depth.push(d);
-        self.size.push(n);
-        Ok(i)
-    }
-
-    fn param(&mut self, p: Vec<Value>) -> u32 {
-        let next = self.param_lists.len() as u32;
-        let j = *self.params.entry(p.clone()).or_insert(next);
-        if j == next {
-            self.param_lists.push(p.as_slice().into());
-            self.raw.params.push(p);
-        }
-        j
-    }
-
-    fn atom(&mut self, a: AtomRec) -> u32 {
-        let next = self.raw.atoms.len() as u32;
-        let j = *self.atoms.entry(a.clone()).or_insert(next);
-        if j == next {
-            self.raw.atoms.push(a);
-        }
-        j
-    }
-
     fn len(&self) -> usize {
-        self.raw.states.len()
+        self.states.len()
+    }
+
+    /// State `i`'s root term.
+    fn root(&self, i: usize) -> &Term {
+        &self.terms[self.states[i].0 as usize]
     }
 
     /// The written-out size of state `i`.
     fn cost(&self, i: usize) -> u64 {
-        let (t, ids) = &self.raw.states[i];
-        self.size[*t as usize] + ids.len() as u64
+        let (t, set) = self.states[i];
+        self.size[t as usize] + self.set_list[set as usize].len() as u64
     }
 
-    /// Belief set `k`, written out.
-    fn beliefs_of_set(&self, k: u32) -> BTreeSet<Atom> {
-        self.set_list[k as usize]
-            .iter()
-            .map(|&a| {
-                let AtomRec { told, belief, args } = &self.raw.atoms[a as usize];
-                Atom {
-                    told: told.map(AgentId),
-                    belief: BeliefId(*belief),
-                    args: args.clone(),
-                }
-            })
-            .collect()
-    }
-
-    /// State `i`, written out.
+    /// State `i`: its root node over its held children, and its beliefs.
     fn state(&self, i: usize) -> State {
-        self.state_in(i, &mut Made::default())
-    }
-
-    /// State `i`, written out: its root node anew, the rest from `made`.
-    fn state_in(&self, i: usize, made: &mut Made) -> State {
         State {
-            term: self.node_term(self.raw.states[i].0, made),
-            beliefs: self.beliefs_of_set(self.set_of[i]),
+            term: self.root(i).clone(),
+            beliefs: self.set_list[self.states[i].1 as usize].clone(),
         }
     }
 
-    /// Term `i`, written out once in `made` and shared.
-    fn sub(&self, i: u32, made: &mut Made) -> Sub {
-        if let Some(t) = made.0.get(&i) {
-            return t.clone();
-        }
-        let t = Rc::new(self.node_term(i, made));
-        made.0.insert(i, t.clone());
-        t
-    }
-
-    /// Term `i` written out as a node over its children's shared terms ([`Table::sub`]; every
-    /// child comes earlier in the table, so this ends).
-    fn node_term(&self, i: u32, made: &mut Made) -> Term {
-        let mut get = |j: &u32| self.sub(*j, made);
-        match &self.raw.terms[i as usize] {
-            TermNode::Done => Term::Done,
-            TermNode::Faulted(f) => Term::Faulted(match f {
-                FaultRec::NoArm(n) => Fault::NoArm(*n),
-                FaultRec::Overflow(n) => Fault::Overflow(*n),
-                FaultRec::DivisionByZero(n) => Fault::DivisionByZero(*n),
-                FaultRec::Diverged => Fault::Diverged,
-                FaultRec::Malformed(n) => Fault::Malformed(*n),
-            }),
-            TermNode::Thread {
-                inst,
-                plan,
-                stack,
-                env,
-                ready,
-            } => Term::Thread {
-                inst: *inst,
-                plan: *plan,
-                stack: stack.clone(),
-                env: env.clone(),
-                mode: if *ready { Mode::Ready } else { Mode::Running },
-            },
-            TermNode::Then(a, b) => Term::Then(get(a), get(b)),
-            TermNode::Par(cs) => Term::Par(cs.iter().map(&mut get).collect()),
-            TermNode::Choice(cs) => Term::Choice(cs.iter().map(&mut get).collect()),
-            TermNode::Interrupt(a, b) => Term::Interrupt(get(a), get(b)),
-            TermNode::Label {
-                inst,
-                label,
-                body,
-                start,
-            } => Term::Label {
-                inst: *inst,
-                label: *label,
-                body: get(body),
-                start: get(start),
-            },
-            TermNode::Inst {
-                inst,
-                plan,
-                params,
-                body,
-            } => Term::Inst {
-                inst: *inst,
-                plan: *plan,
-                params: self.param_lists[*params as usize].clone(),
-                body: get(body),
-            },
-            TermNode::Suspended(t) => Term::Suspended(get(t)),
-            TermNode::Handling { body, then } => Term::Handling {
-                body: get(body),
-                then: match then {
-                    AfterRec::End => After::End,
-                    AfterRec::Suspend(t) => After::Suspend(get(t)),
-                    AfterRec::Continue(t) => After::Continue(get(t)),
-                    AfterRec::Restart(t) => After::Restart(get(t)),
-                },
-            },
-        }
-    }
-
-    /// The index of a state, when the table has it, told that `s` probably shares most of its
-    /// term with table term `near` (the state a step came from): see [`Table::find_term`].
-    fn find_near(&self, s: &State, near: Option<u32>, made: &Made) -> Option<u32> {
-        let term = self.find_term(&s.term, near, made)?;
-        let ids = s
-            .beliefs
-            .iter()
-            .map(|a| self.atoms.get(&atom_rec(a)).copied())
-            .collect::<Option<Vec<u32>>>()?;
-        let mut ids = ids;
-        ids.sort_unstable();
-        let set = *self.sets.get(ids.as_slice())?;
-        self.index.get(&(term, set)).copied()
-    }
-
-    /// The index of a written-out term, when the table lists it: its children are looked up
-    /// first, then the node, compared field by field (a [`View`]) without copying it.
-    ///
-    /// `near` is a guess: a table term that `t` may equal, whose children (by position) are then
-    /// the guesses for `t`'s children. When the node `t` makes — its fields and its children's
-    /// indices — is the guess's own node, the guess is the answer without asking the map: the
-    /// table holds no node twice ([`Table::intern`]), so a node has one index, and the
-    /// answer is the map's either way. A wrong guess costs one comparison, never a wrong index.
-    ///
-    /// A child that is the very shared term [`Table::sub`] made in `made` for its guess is
-    /// that term: its index is the guess's, with no comparison (`made` holds it, so it is not
-    /// freed and its address not reused while this runs).
-    fn find_term(&self, t: &Term, near: Option<u32>, made: &Made) -> Option<u32> {
-        let node = near.and_then(|h| self.raw.terms.get(h as usize));
-        let guess = |k: usize| node.and_then(|n| nth_child(n, k));
-        let kid = |c: &Sub, k: usize| {
-            let g = guess(k);
-            match g.and_then(|g| made.0.get(&g)) {
-                Some(m) if Rc::ptr_eq(m, c) => g,
-                _ => self.find_term(c, g, made),
-            }
-        };
-        let mut kids: Vec<u32> = Vec::new();
-        let view = match t {
-            Term::Done => View::Done,
-            Term::Faulted(f) => View::Faulted(fault_rec(f)),
+    /// A term's node, hashed: its kind, its fields but its children, and its children's
+    /// indices. Equal terms have equal children, so equal indices and equal hashes.
+    fn hash(&self, t: &Term, kids: &[u32]) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = self.hasher.build_hasher();
+        std::mem::discriminant(t).hash(&mut h);
+        kids.hash(&mut h);
+        match t {
+            Term::Faulted(f) => f.hash(&mut h),
             Term::Thread {
                 inst,
                 plan,
                 stack,
                 env,
                 mode,
-            } => View::Thread {
-                inst: *inst,
-                plan: *plan,
-                stack,
-                env,
-                ready: *mode == Mode::Ready,
-            },
-            Term::Then(a, b) => View::Then(kid(a, 0)?, kid(b, 1)?),
-            Term::Par(cs) | Term::Choice(cs) => {
-                kids.reserve_exact(cs.len());
-                for (k, c) in cs.iter().enumerate() {
-                    kids.push(kid(c, k)?);
-                }
-                if matches!(t, Term::Par(_)) {
-                    View::Par(&kids)
-                } else {
-                    View::Choice(&kids)
-                }
-            }
-            Term::Interrupt(a, b) => View::Interrupt(kid(a, 0)?, kid(b, 1)?),
-            Term::Label {
-                inst,
-                label,
-                body,
-                start,
-            } => View::Label {
-                inst: *inst,
-                label: *label,
-                body: kid(body, 0)?,
-                start: kid(start, 1)?,
-            },
+            } => (inst, plan, stack, env, mode).hash(&mut h),
+            Term::Label { inst, label, .. } => (inst, label).hash(&mut h),
             Term::Inst {
-                inst,
-                plan,
-                params,
-                body,
-            } => View::Inst {
-                inst: *inst,
-                plan: *plan,
-                params: *self.params.get(&**params)?,
-                body: kid(body, 0)?,
-            },
-            Term::Suspended(b) => View::Suspended(kid(b, 0)?),
-            Term::Handling { body, then } => View::Handling {
-                body: kid(body, 0)?,
-                then: match then {
-                    After::End => (0, 0),
-                    After::Suspend(x) => (1, kid(x, 1)?),
-                    After::Continue(x) => (2, kid(x, 1)?),
-                    After::Restart(x) => (3, kid(x, 1)?),
-                },
-            },
-        };
-        if let (Some(h), Some(n)) = (near, node)
-            && View::of(n) == view
-        {
-            return Some(h);
+                inst, plan, params, ..
+            } => (inst, plan, params).hash(&mut h),
+            Term::Handling { then, .. } => std::mem::discriminant(then).hash(&mut h),
+            _ => {}
         }
-        let same = |&j: &u32| View::of(&self.raw.terms[j as usize]) == view;
-        self.terms.find(self.hasher.hash_one(&view), same).copied()
+        h.finish()
     }
-}
 
-/// Child `k` of a table node, in the table's order of children (both sides of `Then` and
-/// `Interrupt`, a label's body before its start, the handlers before what follows them): the
-/// order [`term_node`] numbers them and [`Table::find_term`] visits.
-fn nth_child(node: &TermNode, k: usize) -> Option<u32> {
-    match node {
-        TermNode::Done | TermNode::Faulted(_) | TermNode::Thread { .. } => None,
-        TermNode::Par(cs) | TermNode::Choice(cs) => cs.get(k).copied(),
-        TermNode::Then(a, b) | TermNode::Interrupt(a, b) => [*a, *b].get(k).copied(),
-        TermNode::Label { body, start, .. } => [*body, *start].get(k).copied(),
-        TermNode::Inst { body, .. } | TermNode::Suspended(body) => (k == 0).then_some(*body),
-        TermNode::Handling { body, then } => match (k, then) {
-            (0, _) => Some(*body),
-            (1, AfterRec::Suspend(x) | AfterRec::Continue(x) | AfterRec::Restart(x)) => Some(*x),
+    /// The index of the held term equal to `t`, if there is one: `t` itself when it is held,
+    /// else found by its node's hash and compared (`==` is structural; a child that is the held
+    /// term it is compared with is equal at once).
+    fn find_term(&self, t: &Term) -> Option<u32> {
+        if let Some(&i) = self.at.get(&address(t)) {
+            return Some(i);
+        }
+        let kids = kids(t).into_iter().map(|c| self.find_term(c));
+        let kids: Vec<u32> = kids.collect::<Option<_>>()?;
+        let h = self.hash(t, &kids);
+        self.index
+            .find(h, |&j| *self.terms[j as usize] == *t)
+            .copied()
+    }
+
+    /// The number of a state, when it has one.
+    fn find(&self, s: &State) -> Option<u32> {
+        let root = self.find_term(&s.term)?;
+        let set = *self.sets.get(&s.beliefs)?;
+        self.numbers.get(&(root, set)).copied()
+    }
+
+    /// The index of the held term equal to `t`, held (over its held children) when new.
+    fn hold(&mut self, t: &Term) -> Result<u32, String> {
+        if let Some(&i) = self.at.get(&address(t)) {
+            return Ok(i);
+        }
+        let kids = kids(t).into_iter().map(|c| self.hold(c));
+        let kids: Vec<u32> = kids.collect::<Result<_, _>>()?;
+        let h = self.hash(t, &kids);
+        if let Some(&j) = self.index.find(h, |&j| *self.terms[j as usize] == *t) {
+            return Ok(j);
+        }
+        let own = match t {
+            Term::Thread { stack, env, .. } => (stack.len() + env.len()) as u64,
+            Term::Inst { params, .. } => params.len() as u64,
+            _ => 0,
+        };
+        let (mut d, mut n) = (1u32, 1u64 + own);
+        for &k in &kids {
+            d = d.max(self.depth[k as usize].saturating_add(1));
+            n = n.saturating_add(self.size[k as usize]);
+        }
+        if d > MAX_TERM_DEPTH {
+            return Err(format!(
+                "a term is nested {d} deep, more than the kernel's limit of {MAX_TERM_DEPTH}"
+            ));
+        }
+        let params = match t {
+            Term::Inst { params, .. } => Some(self.param(params)),
             _ => None,
-        },
+        };
+        let held: Vec<Sub> = kids
+            .iter()
+            .map(|&k| self.terms[k as usize].clone())
+            .collect();
+        let sub = Sub::new(with_kids(t, &held, params));
+        let i = self.terms.len() as u32;
+        self.at.insert(address(&sub), i);
+        let hashes = &self.hashes;
+        self.index.insert_unique(h, i, |&j| hashes[j as usize]);
+        self.hashes.push(h);
+        self.terms.push(sub);
+        self.depth.push(d);
+        self.size.push(n);
+        Ok(i)
+    }
+
+    /// The held list equal to `p`, held when new.
+    fn param(&mut self, p: &Params) -> Params {
+        if let Some((q, _)) = self.params.get_key_value(p) {
+            return q.clone();
+        }
+        self.params.insert(p.clone(), ());
+        p.clone()
+    }
+
+    /// A state's number, numbered next when it is new (and whether it was).
+    fn add(&mut self, s: &State) -> Result<(u32, bool), String> {
+        let root = self.hold(&s.term)?;
+        let k = self.states.len();
+        if self.size[root as usize].saturating_add(s.beliefs.len() as u64) > MAX_STATE_SIZE {
+            return Err(format!(
+                "state {k} holds more than the kernel's limit of {MAX_STATE_SIZE} nodes once written out"
+            ));
+        }
+        let set = match self.sets.get(&s.beliefs) {
+            Some(&set) => set,
+            None => {
+                let set = self.set_list.len() as u32;
+                self.sets.insert(s.beliefs.clone(), set);
+                self.set_list.push(s.beliefs.clone());
+                set
+            }
+        };
+        if let Some(&j) = self.numbers.get(&(root, set)) {
+            return Ok((j, false));
+        }
+        if k >= u32::MAX as usize / 2 {
+            return Err("more states than the kernel can number".into());
+        }
+        self.numbers.insert((root, set), k as u32);
+        self.states.push((root, set));
+        Ok((k as u32, true))
     }
 }
 
@@ -918,188 +701,6 @@ type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
 fn fast_map<K, V>(capacity: usize) -> FastMap<K, V> {
     HashMap::with_capacity_and_hasher(capacity, foldhash::fast::RandomState::default())
-}
-
-/// A table node seen through borrowed fields: a node of the table, or a written-out term whose
-/// children have been numbered. Two views are equal exactly when the nodes are (the fields are
-/// the same, one for one), so a term is found without building its node.
-#[derive(Debug, PartialEq, Eq, Hash)]
-enum View<'a> {
-    Done,
-    Faulted(FaultRec),
-    Thread {
-        inst: u32,
-        plan: PlanId,
-        stack: &'a [NodeId],
-        env: &'a [Value],
-        ready: bool,
-    },
-    Then(u32, u32),
-    Par(&'a [u32]),
-    Choice(&'a [u32]),
-    Interrupt(u32, u32),
-    Label {
-        inst: u32,
-        label: LabelId,
-        body: u32,
-        start: u32,
-    },
-    Inst {
-        inst: u32,
-        plan: PlanId,
-        params: u32,
-        body: u32,
-    },
-    Suspended(u32),
-    /// The handlers, and what follows them: (0 end | 1 suspend | 2 continue | 3 restart, term).
-    Handling {
-        body: u32,
-        then: (u8, u32),
-    },
-}
-
-impl<'a> View<'a> {
-    fn of(node: &'a TermNode) -> View<'a> {
-        match node {
-            TermNode::Done => View::Done,
-            TermNode::Faulted(f) => View::Faulted(f.clone()),
-            TermNode::Thread {
-                inst,
-                plan,
-                stack,
-                env,
-                ready,
-            } => View::Thread {
-                inst: *inst,
-                plan: *plan,
-                stack,
-                env,
-                ready: *ready,
-            },
-            TermNode::Then(a, b) => View::Then(*a, *b),
-            TermNode::Par(cs) => View::Par(cs),
-            TermNode::Choice(cs) => View::Choice(cs),
-            TermNode::Interrupt(a, b) => View::Interrupt(*a, *b),
-            TermNode::Label {
-                inst,
-                label,
-                body,
-                start,
-            } => View::Label {
-                inst: *inst,
-                label: *label,
-                body: *body,
-                start: *start,
-            },
-            TermNode::Inst {
-                inst,
-                plan,
-                params,
-                body,
-            } => View::Inst {
-                inst: *inst,
-                plan: *plan,
-                params: *params,
-                body: *body,
-            },
-            TermNode::Suspended(b) => View::Suspended(*b),
-            TermNode::Handling { body, then } => View::Handling {
-                body: *body,
-                then: match then {
-                    AfterRec::End => (0, 0),
-                    AfterRec::Suspend(t) => (1, *t),
-                    AfterRec::Continue(t) => (2, *t),
-                    AfterRec::Restart(t) => (3, *t),
-                },
-            },
-        }
-    }
-}
-
-/// The table's record of an atom.
-pub fn atom_rec(a: &Atom) -> AtomRec {
-    AtomRec {
-        told: a.told.map(|j| j.0),
-        belief: a.belief.0,
-        args: a.args.clone(),
-    }
-}
-
-/// The table's record of a fault.
-pub fn fault_rec(f: &Fault) -> FaultRec {
-    match f {
-        Fault::NoArm(n) => FaultRec::NoArm(*n),
-        Fault::Overflow(n) => FaultRec::Overflow(*n),
-        Fault::DivisionByZero(n) => FaultRec::DivisionByZero(*n),
-        Fault::Diverged => FaultRec::Diverged,
-        Fault::Malformed(n) => FaultRec::Malformed(*n),
-    }
-}
-
-/// A part of a term that a table numbers: a child term, or an instance's parameter list.
-pub type Part<'a> = Result<&'a Term, &'a [Value]>;
-
-/// The table node of a term whose children and parameter lists `number` numbers (`None` when
-/// one has no number): how a term is written into a table. An instance's list is numbered after
-/// its process, as the table's first-use order lists them.
-pub fn term_node(t: &Term, number: &mut dyn FnMut(Part<'_>) -> Option<u32>) -> Option<TermNode> {
-    let mut child = |c: &Term| number(Ok(c));
-    Some(match t {
-        Term::Done => TermNode::Done,
-        Term::Faulted(f) => TermNode::Faulted(fault_rec(f)),
-        Term::Thread {
-            inst,
-            plan,
-            stack,
-            env,
-            mode,
-        } => TermNode::Thread {
-            inst: *inst,
-            plan: *plan,
-            stack: stack.clone(),
-            env: env.clone(),
-            ready: *mode == Mode::Ready,
-        },
-        Term::Then(a, b) => TermNode::Then(child(a)?, child(b)?),
-        Term::Par(cs) => TermNode::Par(cs.iter().map(|c| child(c)).collect::<Option<_>>()?),
-        Term::Choice(cs) => TermNode::Choice(cs.iter().map(|c| child(c)).collect::<Option<_>>()?),
-        Term::Interrupt(a, b) => TermNode::Interrupt(child(a)?, child(b)?),
-        Term::Label {
-            inst,
-            label,
-            body,
-            start,
-        } => TermNode::Label {
-            inst: *inst,
-            label: *label,
-            body: child(body)?,
-            start: child(start)?,
-        },
-        Term::Inst {
-            inst,
-            plan,
-            params,
-            body,
-        } => {
-            let body = child(body)?;
-            TermNode::Inst {
-                inst: *inst,
-                plan: *plan,
-                params: number(Err(params))?,
-                body,
-            }
-        }
-        Term::Suspended(b) => TermNode::Suspended(child(b)?),
-        Term::Handling { body, then } => TermNode::Handling {
-            body: child(body)?,
-            then: match then {
-                After::End => AfterRec::End,
-                After::Suspend(t) => AfterRec::Suspend(child(t)?),
-                After::Continue(t) => AfterRec::Continue(child(t)?),
-                After::Restart(t) => AfterRec::Restart(child(t)?),
-            },
-        },
-    })
 }
 
 /// A state as a person reads it (for refusals).
@@ -1169,27 +770,26 @@ fn close(
 ) -> Result<Closed, Unclosed> {
     use rayon::prelude::*;
     type Steps = (Vec<Next>, Vec<(PlanId, u32)>);
-    let step_of = |table: &Table, made: &mut Made, i: usize| -> Option<Steps> {
+    let step_of = |table: &Table, i: usize| -> Steps {
         if halt(table, i) || !budget.spend(table.cost(i)) {
-            return Some((Vec::new(), Vec::new()));
+            return (Vec::new(), Vec::new());
         }
-        let state = table.state_in(i, made);
-        // A step changes a few threads: the rest of the next term is this state's.
-        let root = table.raw.states[i].0;
+        // A step changes a few threads: the rest of the next term is this state's, held.
+        let state = table.state(i);
         let (mut next, mut bad) = (Vec::new(), Vec::new());
-        let mut numbered = true;
         sem.each_step(&state, &mut |n| budget.spend(n), &mut |step| {
             for &(p, k, ok) in &step.effects.tells {
                 if !ok && !bad.contains(&(p, k)) {
                     bad.push((p, k));
                 }
             }
-            let n = table.stage(&step.next, Some(root), made);
-            numbered = n.is_some();
-            next.extend(n);
-            numbered
+            next.push(match table.find(&step.next) {
+                Some(j) => Next::Old(j),
+                None => Next::New(step.next),
+            });
+            true
         });
-        numbered.then_some((next, bad))
+        (next, bad)
     };
     let mut succ = Succ::default();
     let mut bad_tells = Vec::new();
@@ -1198,19 +798,17 @@ fn close(
         // Blocks double up to `CLOSE_BLOCK`: a refusal costs at most twice its prefix.
         let end = (start + block).min(table.len());
         block = (block * 2).min(CLOSE_BLOCK);
-        // Each task of at least 256 states shares the terms it writes out among its states.
-        let results: Vec<Option<Steps>> = (start..end)
+        let results: Vec<Steps> = (start..end)
             .into_par_iter()
             .with_min_len(256)
-            .map_init(Made::default, |made, i| step_of(&table, made, i))
+            .map(|i| step_of(&table, i))
             .collect();
-        for (i, r) in (start..).zip(results) {
+        for (i, (next, b)) in (start..).zip(results) {
             let at = |why: String| (LIMIT, Some(i), format!("state {i}: {why}"));
-            let (next, b) = r.ok_or_else(|| at("a next state could not be numbered".into()))?;
             for n in next {
                 let j = match n {
                     Next::Old(j) => j,
-                    Next::New(st) => table.admit(st).map_err(at)?.0,
+                    Next::New(s) => table.add(&s).map_err(at)?.0,
                 };
                 succ.all.push(j);
             }
@@ -1461,10 +1059,7 @@ fn check_witness(
     match (kind, w) {
         (Kind::Frame(served), Witness::Frame { .. }) => {
             let net = &body.ir.networks[body.network as usize];
-            let sets: Vec<BTreeSet<Atom>> = (0..t.set_list.len() as u32)
-                .map(|k| t.beliefs_of_set(k))
-                .collect();
-            let beliefs: Vec<_> = sets.iter().collect();
+            let beliefs: Vec<_> = t.set_list.iter().collect();
             let spend = |n| budget.spend(n);
             crate::frame::check_frame(&body.ir, net, sem.agent(), served, &beliefs, oblig, &spend)
         }
@@ -1511,22 +1106,19 @@ fn check_witness(
                     ),
                 );
             }
-            let goal_sets: Vec<bool> = (0..t.set_list.len() as u32)
-                .map(|k| {
-                    let b = t.beliefs_of_set(k);
+            let goal_sets: Vec<bool> = (t.set_list.iter())
+                .map(|b| {
                     let spend = |n| budget.spend(n);
                     // The attention each belief set gives (`docs/semantics.md`, Attention).
                     let a = if reads_attention {
-                        attention_within(sem.agent(), &b, &spend)
+                        attention_within(sem.agent(), b, &spend)
                     } else {
                         0
                     };
-                    achieved
-                        .iter()
-                        .any(|c| holds_within(c, &b, Some(a), &spend))
+                    achieved.iter().any(|c| holds_within(c, b, Some(a), &spend))
                 })
                 .collect();
-            let goal = |i: usize| goal_sets[t.set_of[i] as usize];
+            let goal = |i: usize| goal_sets[t.states[i].1 as usize];
             check_ranking(c, &ranks, &[0], &goal, oblig, "ranking")
         }
         (Kind::Released(_, atom), Witness::Release { counts, ranks, .. }) => {
@@ -1634,7 +1226,7 @@ fn check_witness(
 fn check_invariant(c: &Closed, oblig: &str) -> Verdict {
     let t = &c.table;
     for i in 0..t.len() {
-        if c.succ.of(i).is_empty() && t.raw.terms[t.raw.states[i].0 as usize] != TermNode::Done {
+        if c.succ.of(i).is_empty() && !matches!(t.root(i), Term::Done) {
             return refusal(
                 oblig,
                 Some(&t.state(i)),
@@ -1756,19 +1348,15 @@ const RELEASE: Rules = ["release.count", "release"];
 const STOP: Rules = ["stoppable.count", "stoppable"];
 const RESUME: Rules = ["resumable.count", "resumable"];
 
-/// [`crate::semantics::settled`], [`crate::semantics::suspended`] and finished of state `i` of
-/// a table, read off its root's term nodes without writing the state out.
+/// [`crate::semantics::settled`], [`crate::semantics::suspended`] and finished of state `i`.
 fn root_of(t: &Table, i: usize) -> (bool, bool, bool) {
-    let node = |k: u32| t.raw.terms.get(k as usize);
-    match t.raw.states.get(i).and_then(|s| node(s.0)) {
-        Some(TermNode::Done) => (true, false, true),
-        Some(TermNode::Inst { body, .. }) => match node(*body) {
-            Some(TermNode::Handling { .. }) => (false, false, false),
-            Some(TermNode::Suspended(_)) => (true, true, false),
-            _ => (true, false, false),
-        },
-        _ => (false, false, false),
-    }
+    let root = t.root(i);
+    let finished = matches!(root, Term::Done);
+    (
+        crate::semantics::settled(root),
+        crate::semantics::suspended(root),
+        finished,
+    )
 }
 
 /// Commands from outside (release, abortable, stoppable): the kernel lands each from the states
@@ -1916,9 +1504,11 @@ pub fn admit_build(ir: &Ir, tokens: &[&Admitted]) -> Result<BuildAdmitted, Vec<S
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::semantics::Mode;
+    use hilbert_certificates::ir::BeliefId;
 
     fn thread(inst: u32, node: u32) -> Sub {
-        Rc::new(Term::Thread {
+        Sub::new(Term::Thread {
             inst,
             plan: PlanId(0),
             stack: vec![NodeId(node)],
@@ -1934,7 +1524,7 @@ mod tests {
                 inst: 0,
                 plan: PlanId(0),
                 params: params.into(),
-                body: Rc::new(Term::Par(vec![a.clone(), b.clone()])),
+                body: Sub::new(Term::Par(vec![a.clone(), b.clone()])),
             },
             beliefs: BTreeSet::new(),
         }
@@ -1952,25 +1542,34 @@ mod tests {
     #[test]
     fn states_terms_and_lists_are_held_once_in_the_order_met() {
         let mut t = table();
+        // Fresh allocations, equal to held terms: found by structure.
         let (a, b, c) = (thread(0, 1), thread(1, 2), thread(2, 3));
+        assert_eq!(t.find(&state(&a, &b, &[])), Some(0));
         assert_eq!(t.add(&state(&a, &b, &[])), Ok((0, false)));
-        assert_eq!((t.raw.terms.len(), t.raw.params.len()), (6, 1));
-        // Staged against the table as it stood, twice, then admitted in order: one new state,
-        // one new parameter list, no node twice.
+        assert_eq!((t.terms.len(), t.params.len()), (6, 1));
         let one = state(&a, &c, &[Value::Int(7)]);
-        let staged = [0, 1].map(|_| t.stage(&one, Some(3), &Made::default()));
-        for (k, st) in staged.into_iter().enumerate() {
-            let Some(Next::New(st)) = st else {
-                panic!("the state is not in the table yet")
-            };
-            assert_eq!(t.admit(st), Ok((2, k == 0)));
-        }
-        assert_eq!((t.raw.terms.len(), t.raw.params.len()), (9, 2));
-        assert!(matches!(
-            t.stage(&one, None, &Made::default()),
-            Some(Next::Old(2))
-        ));
+        assert_eq!(t.find(&one), None);
+        assert_eq!(t.add(&one), Ok((2, true)));
+        assert_eq!(t.add(&one.clone()), Ok((2, false)));
+        // One new thread, `‖` and instance; one new list.
+        assert_eq!((t.terms.len(), t.params.len()), (9, 2));
+        assert_eq!(t.find(&one), Some(2));
         assert_eq!(t.state(2), one);
+        // A state written out is found by its held children's addresses.
+        assert_eq!(t.find(&t.state(1)), Some(1));
+        // Another field, another term.
+        let other = State {
+            beliefs: [Atom {
+                told: None,
+                belief: BeliefId(0),
+                args: Vec::new(),
+            }]
+            .into(),
+            ..one
+        };
+        assert_eq!(t.find(&other), None);
+        assert_eq!(t.add(&other), Ok((3, true)));
+        assert_eq!(t.terms.len(), 9);
     }
 
     #[test]
@@ -1978,58 +1577,14 @@ mod tests {
         let mut t = table();
         let mut deep = thread(0, 1);
         for _ in 0..MAX_TERM_DEPTH {
-            deep = Rc::new(Term::Suspended(deep));
+            deep = Sub::new(Term::Suspended(deep));
         }
         let why = t.add(&state(&deep, &deep, &[])).unwrap_err();
         assert!(why.contains("nested") && why.contains("limit"), "{why}");
         // 2^19 threads of 3 nodes each, sharing one term: small to hold, too large written out.
-        let wide = Rc::new(Term::Par(vec![thread(0, 1); 1 << 19]));
+        let wide = Sub::new(Term::Par(vec![thread(0, 1); 1 << 19]));
         let why = t.add(&state(&wide, &wide, &[])).unwrap_err();
         assert!(why.contains("nodes once written out"), "{why}");
         assert_eq!(t.len(), 2);
-    }
-
-    #[test]
-    fn a_guess_never_changes_the_index_a_term_is_found_at() {
-        let t = table();
-        let raw = t.raw.clone();
-        // Written out anew (no shared term of the table's: every node is compared) and shared.
-        let fresh = |i: u32| Rc::new(t.node_term(i, &mut Made::default()));
-        let mut made = Made::default();
-        let (a, b) = (fresh(0), fresh(1));
-        let absent = Term::Inst {
-            inst: 0,
-            plan: PlanId(0),
-            params: Vec::new().into(),
-            body: Rc::new(Term::Par(vec![a.clone(), a.clone()])),
-        };
-        // A listed body under a parameter list the table does not list.
-        let Term::Inst { body, .. } = t.node_term(3, &mut made) else {
-            panic!("term 3 is an instance")
-        };
-        let other_params = Term::Inst {
-            inst: 0,
-            plan: PlanId(0),
-            params: vec![Value::Int(5)].into(),
-            body,
-        };
-        let terms: Vec<Term> = (0..raw.terms.len() as u32)
-            .map(|i| (*fresh(i)).clone())
-            .chain((0..raw.terms.len() as u32).map(|i| t.node_term(i, &mut made)))
-            .chain([Term::Par(vec![b.clone(), b]), absent, other_params])
-            .collect();
-        let guesses: Vec<Option<u32>> = std::iter::once(None)
-            .chain((0..raw.terms.len() as u32 + 2).map(Some))
-            .chain([Some(u32::MAX)])
-            .collect();
-        for (k, term) in terms.iter().enumerate() {
-            let truth = t.find_term(term, None, &made);
-            // Every listed term is found at its own index; the made-up ones are not found.
-            let n = raw.terms.len();
-            assert_eq!(truth, (k < 2 * n).then_some((k % n) as u32), "term {k}");
-            for &g in &guesses {
-                assert_eq!(t.find_term(term, g, &made), truth, "term {k}, guess {g:?}");
-            }
-        }
     }
 }
