@@ -454,10 +454,18 @@ struct Table {
     depth: Vec<u32>,
 }
 
-/// A step's next state: its number, or the state itself, to be numbered.
+/// A step's next state: its number, or the state itself, to be numbered, with its root's index
+/// when its term is held and what [`Table::hold`] needs when it is not.
 enum Next {
     Old(u32),
-    New(State),
+    New(State, Option<u32>, Vec<Planned>),
+}
+
+/// A node of a term that no held term equals: its hash, and each child's index when held.
+#[derive(Default)]
+struct Planned {
+    hash: u64,
+    held: Vec<Option<u32>>,
 }
 
 /// Where a term is: a held term's identity.
@@ -467,18 +475,21 @@ fn address(t: &Term) -> usize {
 
 /// Every child of a term, in order: both sides of `Then` and `Interrupt`, a label's start after
 /// its body, what follows handlers after them.
-fn kids(t: &Term) -> Vec<&Sub> {
-    match t {
-        Term::Done | Term::Faulted(_) | Term::Thread { .. } => Vec::new(),
-        Term::Then(a, b) | Term::Interrupt(a, b) => vec![a, b],
-        Term::Par(cs) | Term::Choice(cs) => cs.iter().collect(),
-        Term::Label { body, start, .. } => vec![body, start],
-        Term::Inst { body, .. } | Term::Suspended(body) => vec![body],
+fn kids(t: &Term) -> impl Iterator<Item = &Sub> {
+    let (many, two): (&[Sub], [Option<&Sub>; 2]) = match t {
+        Term::Done | Term::Faulted(_) | Term::Thread { .. } => (&[], [None, None]),
+        Term::Then(a, b) | Term::Interrupt(a, b) => (&[], [Some(a), Some(b)]),
+        Term::Par(cs) | Term::Choice(cs) => (cs, [None, None]),
+        Term::Label { body, start, .. } => (&[], [Some(body), Some(start)]),
+        Term::Inst { body, .. } | Term::Suspended(body) => (&[], [Some(body), None]),
         Term::Handling { body, then } => match then {
-            After::End => vec![body],
-            After::Suspend(x) | After::Continue(x) | After::Restart(x) => vec![body, x],
+            After::End => (&[], [Some(body), None]),
+            After::Suspend(x) | After::Continue(x) | After::Restart(x) => {
+                (&[], [Some(body), Some(x)])
+            }
         },
-    }
+    };
+    many.iter().chain(two.into_iter().flatten())
 }
 
 /// `t` over the children `held` (as many as [`kids`] lists, in its order), an instance over
@@ -562,13 +573,13 @@ impl Table {
         }
     }
 
-    /// A term's node, hashed: its kind, its fields but its children, and its children's
-    /// indices. Equal terms have equal children, so equal indices and equal hashes.
-    fn hash(&self, t: &Term, kids: &[u32]) -> u64 {
+    /// A term's node, hashed over its children's hashes (`kids`, in order), its kind and its
+    /// fields but its children: equal terms have equal hashes, whoever made them.
+    fn hash(&self, t: &Term, kids: impl Iterator<Item = u64>) -> u64 {
         use std::hash::{Hash, Hasher};
         let mut h = self.hasher.build_hasher();
+        kids.for_each(|k| h.write_u64(k));
         std::mem::discriminant(t).hash(&mut h);
-        kids.hash(&mut h);
         match t {
             Term::Faulted(f) => f.hash(&mut h),
             Term::Thread {
@@ -588,37 +599,61 @@ impl Table {
         h.finish()
     }
 
-    /// The index of the held term equal to `t`, if there is one: `t` itself when it is held,
-    /// else found by its node's hash and compared (`==` is structural; a child that is the held
-    /// term it is compared with is equal at once).
-    fn find_term(&self, t: &Term) -> Option<u32> {
-        if let Some(&i) = self.at.get(&address(t)) {
-            return Some(i);
-        }
-        let kids = kids(t).into_iter().map(|c| self.find_term(c));
-        let kids: Vec<u32> = kids.collect::<Option<_>>()?;
-        let h = self.hash(t, &kids);
-        self.index
-            .find(h, |&j| *self.terms[j as usize] == *t)
-            .copied()
-    }
-
-    /// The number of a state, when it has one.
-    fn find(&self, s: &State) -> Option<u32> {
-        let root = self.find_term(&s.term)?;
-        let set = *self.sets.get(&s.beliefs)?;
-        self.numbers.get(&(root, set)).copied()
-    }
-
-    /// The index of the held term equal to `t`, held (over its held children) when new.
-    fn hold(&mut self, t: &Term) -> Result<u32, String> {
+    /// The index of the held term equal to `t`: `t` itself when it is held, else found by its
+    /// hash and compared (`==` is structural; a child that is the held term it is compared with
+    /// is equal at once). When there is none, its hash, and `plan` gets, for each node of `t`
+    /// that no held term equals (`t` first, then its children's, in order), its hash and its
+    /// children's indices where they are held: what [`Table::hold`] needs to hold it.
+    fn find_term(&self, t: &Term, plan: &mut Vec<Planned>) -> Result<u32, u64> {
         if let Some(&i) = self.at.get(&address(t)) {
             return Ok(i);
         }
-        let kids = kids(t).into_iter().map(|c| self.hold(c));
-        let kids: Vec<u32> = kids.collect::<Result<_, _>>()?;
-        let h = self.hash(t, &kids);
-        if let Some(&j) = self.index.find(h, |&j| *self.terms[j as usize] == *t) {
+        let mine = plan.len();
+        plan.push(Planned::default());
+        let (mut held, mut hashes) = (Vec::new(), Vec::new());
+        for c in kids(t) {
+            let k = self.find_term(c, plan);
+            held.push(k.ok());
+            hashes.push(k.map_or_else(|h| h, |i| self.hashes[i as usize]));
+        }
+        let hash = self.hash(t, hashes.into_iter());
+        if let Some(&j) = self.index.find(hash, |&j| *self.terms[j as usize] == *t) {
+            plan.truncate(mine);
+            return Ok(j);
+        }
+        plan[mine] = Planned { hash, held };
+        Err(hash)
+    }
+
+    /// A state's number when it has one, else what it takes to number it.
+    fn find(&self, s: State) -> Next {
+        let mut plan = Vec::new();
+        let root = self.find_term(&s.term, &mut plan).ok();
+        let set = self.sets.get(&s.beliefs);
+        match root
+            .zip(set)
+            .and_then(|(r, &set)| self.numbers.get(&(r, set)))
+        {
+            Some(&j) => Next::Old(j),
+            None => Next::New(s, root, plan),
+        }
+    }
+
+    /// The index of the held term equal to `t`, whose `plan` [`Table::find_term`] made against
+    /// the held terms of then (a term met since is found again, and held once): held over its
+    /// held children when new.
+    fn hold(&mut self, t: &Term, plan: &mut std::slice::Iter<Planned>) -> Result<u32, String> {
+        let Some(Planned { hash, held }) = plan.next() else {
+            return Err("a next state's plan ended before its term".into());
+        };
+        let mut ids = Vec::with_capacity(held.len());
+        for (c, k) in kids(t).zip(held) {
+            ids.push(match *k {
+                Some(i) => i,
+                None => self.hold(c, plan)?,
+            });
+        }
+        if let Some(&j) = self.index.find(*hash, |&j| *self.terms[j as usize] == *t) {
             return Ok(j);
         }
         let own = match t {
@@ -627,7 +662,7 @@ impl Table {
             _ => 0,
         };
         let (mut d, mut n) = (1u32, 1u64 + own);
-        for &k in &kids {
+        for &k in &ids {
             d = d.max(self.depth[k as usize].saturating_add(1));
             n = n.saturating_add(self.size[k as usize]);
         }
@@ -640,7 +675,7 @@ impl Table {
             Term::Inst { params, .. } => Some(self.param(params)),
             _ => None,
         };
-        let held: Vec<Sub> = kids
+        let held: Vec<Sub> = ids
             .iter()
             .map(|&k| self.terms[k as usize].clone())
             .collect();
@@ -648,8 +683,8 @@ impl Table {
         let i = self.terms.len() as u32;
         self.at.insert(address(&sub), i);
         let hashes = &self.hashes;
-        self.index.insert_unique(h, i, |&j| hashes[j as usize]);
-        self.hashes.push(h);
+        self.index.insert_unique(*hash, i, |&j| hashes[j as usize]);
+        self.hashes.push(*hash);
         self.terms.push(sub);
         self.depth.push(d);
         self.size.push(n);
@@ -667,7 +702,23 @@ impl Table {
 
     /// A state's number, numbered next when it is new (and whether it was).
     fn add(&mut self, s: &State) -> Result<(u32, bool), String> {
-        let root = self.hold(&s.term)?;
+        match self.find(s.clone()) {
+            Next::Old(j) => Ok((j, false)),
+            Next::New(s, root, plan) => self.number(&s, root, &plan),
+        }
+    }
+
+    /// [`Table::add`] with what [`Table::find`] found, against the held terms of then.
+    fn number(
+        &mut self,
+        s: &State,
+        root: Option<u32>,
+        plan: &[Planned],
+    ) -> Result<(u32, bool), String> {
+        let root = match root {
+            Some(r) => r,
+            None => self.hold(&s.term, &mut plan.iter())?,
+        };
         let k = self.states.len();
         if self.size[root as usize].saturating_add(s.beliefs.len() as u64) > MAX_STATE_SIZE {
             return Err(format!(
@@ -783,10 +834,7 @@ fn close(
                     bad.push((p, k));
                 }
             }
-            next.push(match table.find(&step.next) {
-                Some(j) => Next::Old(j),
-                None => Next::New(step.next),
-            });
+            next.push(table.find(step.next));
             true
         });
         (next, bad)
@@ -808,7 +856,7 @@ fn close(
             for n in next {
                 let j = match n {
                     Next::Old(j) => j,
-                    Next::New(s) => table.add(&s).map_err(at)?.0,
+                    Next::New(s, root, plan) => table.number(&s, root, &plan).map_err(at)?.0,
                 };
                 succ.all.push(j);
             }
@@ -1530,6 +1578,14 @@ mod tests {
         }
     }
 
+    /// A state's number in `t`, when it has one.
+    fn number_of(t: &Table, s: &State) -> Option<u32> {
+        match t.find(s.clone()) {
+            Next::Old(j) => Some(j),
+            Next::New(..) => None,
+        }
+    }
+
     /// Two states: `Inst(a ‖ b)` and `Inst(b ‖ a)`, sharing their threads.
     fn table() -> Table {
         let (a, b) = (thread(0, 1), thread(1, 2));
@@ -1544,19 +1600,19 @@ mod tests {
         let mut t = table();
         // Fresh allocations, equal to held terms: found by structure.
         let (a, b, c) = (thread(0, 1), thread(1, 2), thread(2, 3));
-        assert_eq!(t.find(&state(&a, &b, &[])), Some(0));
+        assert_eq!(number_of(&t, &state(&a, &b, &[])), Some(0));
         assert_eq!(t.add(&state(&a, &b, &[])), Ok((0, false)));
         assert_eq!((t.terms.len(), t.params.len()), (6, 1));
         let one = state(&a, &c, &[Value::Int(7)]);
-        assert_eq!(t.find(&one), None);
+        assert_eq!(number_of(&t, &one), None);
         assert_eq!(t.add(&one), Ok((2, true)));
         assert_eq!(t.add(&one.clone()), Ok((2, false)));
         // One new thread, `‖` and instance; one new list.
         assert_eq!((t.terms.len(), t.params.len()), (9, 2));
-        assert_eq!(t.find(&one), Some(2));
+        assert_eq!(number_of(&t, &one), Some(2));
         assert_eq!(t.state(2), one);
         // A state written out is found by its held children's addresses.
-        assert_eq!(t.find(&t.state(1)), Some(1));
+        assert_eq!(number_of(&t, &t.state(1)), Some(1));
         // Another field, another term.
         let other = State {
             beliefs: [Atom {
@@ -1567,7 +1623,7 @@ mod tests {
             .into(),
             ..one
         };
-        assert_eq!(t.find(&other), None);
+        assert_eq!(number_of(&t, &other), None);
         assert_eq!(t.add(&other), Ok((3, true)));
         assert_eq!(t.terms.len(), 9);
     }
