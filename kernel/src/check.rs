@@ -432,13 +432,14 @@ impl Budget {
 
 /// The states the kernel has made, in the order it met them. Each distinct term is held once
 /// (hash-consed): a held term's children are held terms, so a term equal to a held one is that
-/// allocation once held, and a held term is found by its address. A state is its root's term
+/// allocation once held. A state is its root's term
 /// index and a belief-set index. No held term is nested deeper than [`MAX_TERM_DEPTH`], and no
 /// state is larger than [`MAX_STATE_SIZE`] nodes once its shared terms are written out.
 struct Table {
     terms: Vec<Sub>,
-    /// Each held term's address, and its index.
-    at: FastMap<usize, u32>,
+    /// Each held term's children's indices: those of term `i` are `kids[first[i]..first[i + 1]]`.
+    kids: Vec<u32>,
+    first: Vec<u32>,
     /// The held terms' indices, by [`Table::hash`]; 4 bytes a term.
     index: HashTable<u32>,
     hashes: Vec<u64>,
@@ -461,17 +462,17 @@ enum Next {
     New(State, Option<u32>, Vec<Planned>),
 }
 
-/// A node of a term that no held term equals: its hash, and each child's index when held.
+/// A node of a term that no held term equals: its hash, and each child's index when held (else
+/// [`NOT_HELD`]).
 #[derive(Default)]
 struct Planned {
     hash: u64,
-    held: Vec<Option<u32>>,
+    held: Vec<u32>,
 }
 
-/// Where a term is: a held term's identity.
-fn address(t: &Term) -> usize {
-    t as *const Term as usize
-}
+/// A child not held when its parent was planned: no held term has this index, since
+/// [`Table::hold`] holds fewer terms.
+const NOT_HELD: u32 = u32::MAX;
 
 /// Every child of a term, in order: both sides of `Then` and `Interrupt`, a label's start after
 /// its body, what follows handlers after them.
@@ -536,7 +537,8 @@ impl Table {
     fn new() -> Table {
         Table {
             terms: Vec::new(),
-            at: fast_map(0),
+            kids: Vec::new(),
+            first: vec![0],
             index: HashTable::new(),
             hashes: Vec::new(),
             hasher: foldhash::fast::RandomState::default(),
@@ -573,12 +575,11 @@ impl Table {
         }
     }
 
-    /// A term's node, hashed over its children's hashes (`kids`, in order), its kind and its
-    /// fields but its children: equal terms have equal hashes, whoever made them.
-    fn hash(&self, t: &Term, kids: impl Iterator<Item = u64>) -> u64 {
+    /// A term's node, hashed over its children's hashes (written into `h` first, in order),
+    /// its kind and its fields but its children: equal terms have equal hashes, whoever made
+    /// them.
+    fn hash(t: &Term, mut h: foldhash::fast::FoldHasher) -> u64 {
         use std::hash::{Hash, Hasher};
-        let mut h = self.hasher.build_hasher();
-        kids.for_each(|k| h.write_u64(k));
         std::mem::discriminant(t).hash(&mut h);
         match t {
             Term::Faulted(f) => f.hash(&mut h),
@@ -599,24 +600,38 @@ impl Table {
         h.finish()
     }
 
-    /// The index of the held term equal to `t`: `t` itself when it is held, else found by its
-    /// hash and compared (`==` is structural; a child that is the held term it is compared with
-    /// is equal at once). When there is none, its hash, and `plan` gets, for each node of `t`
-    /// that no held term equals (`t` first, then its children's, in order), its hash and its
-    /// children's indices where they are held: what [`Table::hold`] needs to hold it.
-    fn find_term(&self, t: &Term, plan: &mut Vec<Planned>) -> Result<u32, u64> {
-        if let Some(&i) = self.at.get(&address(t)) {
-            return Ok(i);
+    /// Held term `i`'s children's indices, in the order of [`kids`].
+    fn kids_of(&self, i: u32) -> &[u32] {
+        let i = i as usize;
+        &self.kids[self.first[i] as usize..self.first[i + 1] as usize]
+    }
+
+    /// The index of the held term equal to `t`. `near` is a guess, a held term `t` may be
+    /// (the state a step came from): when `t` is that very allocation, it is that term, and the
+    /// guess's children are the guesses for `t`'s. Otherwise it is found by its hash and
+    /// compared (`==` is structural; a child that is the held term it is compared with is equal
+    /// at once): a wrong guess costs one pointer comparison, never a wrong index. When there is
+    /// none, its hash, and `plan` gets, for each node of `t` that no held term equals (`t`
+    /// first, then its children's, in order), its hash and its children's indices where they
+    /// are held: what [`Table::hold`] needs to hold it.
+    fn find_term(&self, t: &Term, near: Option<u32>, plan: &mut Vec<Planned>) -> Result<u32, u64> {
+        let near = near.filter(|&g| (g as usize) < self.terms.len());
+        if let Some(g) = near
+            && std::ptr::eq(&*self.terms[g as usize], t)
+        {
+            return Ok(g);
         }
+        use std::hash::Hasher;
+        let guesses = near.map_or(&[][..], |g| self.kids_of(g));
         let mine = plan.len();
         plan.push(Planned::default());
-        let (mut held, mut hashes) = (Vec::new(), Vec::new());
-        for c in kids(t) {
-            let k = self.find_term(c, plan);
-            held.push(k.ok());
-            hashes.push(k.map_or_else(|h| h, |i| self.hashes[i as usize]));
+        let (mut held, mut h) = (Vec::new(), self.hasher.build_hasher());
+        for (n, c) in kids(t).enumerate() {
+            let k = self.find_term(c, guesses.get(n).copied(), plan);
+            held.push(k.unwrap_or(NOT_HELD));
+            h.write_u64(k.map_or_else(|h| h, |i| self.hashes[i as usize]));
         }
-        let hash = self.hash(t, hashes.into_iter());
+        let hash = Table::hash(t, h);
         if let Some(&j) = self.index.find(hash, |&j| *self.terms[j as usize] == *t) {
             plan.truncate(mine);
             return Ok(j);
@@ -625,10 +640,11 @@ impl Table {
         Err(hash)
     }
 
-    /// A state's number when it has one, else what it takes to number it.
-    fn find(&self, s: State) -> Next {
+    /// A state's number when it has one, else what it takes to number it (`near`: see
+    /// [`Table::find_term`]).
+    fn find(&self, s: State, near: Option<u32>) -> Next {
         let mut plan = Vec::new();
-        let root = self.find_term(&s.term, &mut plan).ok();
+        let root = self.find_term(&s.term, near, &mut plan).ok();
         let set = self.sets.get(&s.beliefs);
         match root
             .zip(set)
@@ -647,10 +663,10 @@ impl Table {
             return Err("a next state's plan ended before its term".into());
         };
         let mut ids = Vec::with_capacity(held.len());
-        for (c, k) in kids(t).zip(held) {
-            ids.push(match *k {
-                Some(i) => i,
-                None => self.hold(c, plan)?,
+        for (c, &k) in kids(t).zip(held) {
+            ids.push(match k {
+                NOT_HELD => self.hold(c, plan)?,
+                i => i,
             });
         }
         if let Some(&j) = self.index.find(*hash, |&j| *self.terms[j as usize] == *t) {
@@ -681,7 +697,12 @@ impl Table {
             .collect();
         let sub = Sub::new(with_kids(t, &held, params));
         let i = self.terms.len() as u32;
-        self.at.insert(address(&sub), i);
+        let edges = u32::try_from(self.kids.len() + ids.len()).ok();
+        let Some(edges) = edges.filter(|_| i != NOT_HELD) else {
+            return Err("more terms than the kernel can number".into());
+        };
+        self.kids.extend_from_slice(&ids);
+        self.first.push(edges);
         let hashes = &self.hashes;
         self.index.insert_unique(*hash, i, |&j| hashes[j as usize]);
         self.hashes.push(*hash);
@@ -702,7 +723,7 @@ impl Table {
 
     /// A state's number, numbered next when it is new (and whether it was).
     fn add(&mut self, s: &State) -> Result<(u32, bool), String> {
-        match self.find(s.clone()) {
+        match self.find(s.clone(), None) {
             Next::Old(j) => Ok((j, false)),
             Next::New(s, root, plan) => self.number(&s, root, &plan),
         }
@@ -796,7 +817,7 @@ impl Succ {
 }
 
 /// States whose steps [`close`] computes at once (on every core) before numbering them.
-const CLOSE_BLOCK: usize = 1 << 14;
+const CLOSE_BLOCK: usize = 1 << 10;
 
 /// Why an exploration does not match its certificate: the rule, the state and the reason.
 type Unclosed = (&'static str, Option<usize>, String);
@@ -827,6 +848,7 @@ fn close(
         }
         // A step changes a few threads: the rest of the next term is this state's, held.
         let state = table.state(i);
+        let root = Some(table.states[i].0);
         let (mut next, mut bad) = (Vec::new(), Vec::new());
         sem.each_step(&state, &mut |n| budget.spend(n), &mut |step| {
             for &(p, k, ok) in &step.effects.tells {
@@ -834,7 +856,7 @@ fn close(
                     bad.push((p, k));
                 }
             }
-            next.push(table.find(step.next));
+            next.push(table.find(step.next, root));
             true
         });
         (next, bad)
@@ -848,7 +870,7 @@ fn close(
         block = (block * 2).min(CLOSE_BLOCK);
         let results: Vec<Steps> = (start..end)
             .into_par_iter()
-            .with_min_len(256)
+            .with_min_len(64)
             .map(|i| step_of(&table, i))
             .collect();
         for (i, (next, b)) in (start..).zip(results) {
@@ -1580,7 +1602,7 @@ mod tests {
 
     /// A state's number in `t`, when it has one.
     fn number_of(t: &Table, s: &State) -> Option<u32> {
-        match t.find(s.clone()) {
+        match t.find(s.clone(), None) {
             Next::Old(j) => Some(j),
             Next::New(..) => None,
         }
@@ -1626,6 +1648,32 @@ mod tests {
         assert_eq!(number_of(&t, &other), None);
         assert_eq!(t.add(&other), Ok((3, true)));
         assert_eq!(t.terms.len(), 9);
+    }
+
+    #[test]
+    fn a_state_written_out_is_found_and_a_guess_changes_nothing() {
+        let t = table();
+        let (a, c) = (thread(0, 1), thread(2, 3));
+        let absent = state(&a, &c, &[]);
+        let guesses = [None, Some(0), Some(1), Some(2), Some(5), Some(u32::MAX)];
+        for g in guesses {
+            for i in 0..t.len() {
+                // Written out (its held children) and made afresh (equal, other allocations).
+                let fresh = state(&thread(0, 1), &thread(1, 2), &[]);
+                let fresh = if i == 0 {
+                    fresh
+                } else {
+                    state(&thread(1, 2), &thread(0, 1), &[])
+                };
+                for s in [t.state(i), fresh] {
+                    assert!(
+                        matches!(t.find(s, g), Next::Old(j) if j as usize == i),
+                        "{i} {g:?}"
+                    );
+                }
+            }
+            assert!(matches!(t.find(absent.clone(), g), Next::New(..)), "{g:?}");
+        }
     }
 
     #[test]
