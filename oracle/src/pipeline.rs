@@ -269,7 +269,9 @@ fn run_both(src: &Sources, max_states: usize) -> Outcome {
 }
 
 fn kind_of(name: &str) -> Kind {
-    if name.ends_with("_no_deadlock") {
+    if name.contains("_assert_") {
+        Kind::Assert
+    } else if name.ends_with("_no_deadlock") {
         Kind::NoDeadlock
     } else if name.contains("_live_") {
         Kind::Live
