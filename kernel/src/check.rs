@@ -25,6 +25,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 #[path = "props.rs"]
 mod props;
+pub use props::takers;
 
 /// Proof that the kernel admitted one certificate: it names the certificate (the SHA-256 of
 /// its bytes), the IR it is about (the IR's SHA-256) and the network of that IR. Only this

@@ -176,8 +176,9 @@ pub(super) fn check_assert(
     }
 }
 
-/// The static plan instances that take part in a step (a τ's thread, a rendezvous' two).
-fn takers(e: &Event) -> Vec<u32> {
+/// The static plan instances that take part in a step (a τ's thread, a rendezvous' two): the
+/// processes of weak fairness.
+pub fn takers(e: &Event) -> Vec<u32> {
     match e {
         Event::Tau { inst } => vec![*inst],
         Event::Sync {

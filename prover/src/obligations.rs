@@ -1646,38 +1646,10 @@ fn inevitable(graph: &Graph, is_goal: &dyn Fn(StateId) -> bool) -> Result<(), Vi
     }
 }
 
-/// Breadth-first parents from the starts, to rebuild shortest paths.
-fn parents(graph: &Graph) -> Vec<Option<(StateId, usize)>> {
-    let mut parent = vec![None; graph.len()];
-    let mut seen = vec![false; graph.len()];
-    let mut queue = VecDeque::new();
-    for &s in &graph.starts {
-        seen[s.0 as usize] = true;
-        queue.push_back(s);
-    }
-    while let Some(s) = queue.pop_front() {
-        for (i, e) in graph.succ(s).enumerate() {
-            if !seen[e.to.0 as usize] {
-                seen[e.to.0 as usize] = true;
-                parent[e.to.0 as usize] = Some((s, i));
-                queue.push_back(e.to);
-            }
-        }
-    }
-    parent
-}
-
 /// The edges of a shortest path from a start to `target`, as (state, edge index) pairs.
 fn path_to(graph: &Graph, target: StateId) -> Vec<(StateId, usize)> {
-    let parent = parents(graph);
-    let mut path = Vec::new();
-    let mut at = target;
-    while let Some((p, i)) = parent[at.0 as usize] {
-        path.push((p, i));
-        at = p;
-    }
-    path.reverse();
-    path
+    crate::props::shortest_from_start(graph, &|_| true, &|s| s == target)
+        .map_or_else(Vec::new, |(path, _)| path)
 }
 
 pub(crate) fn cex_step(

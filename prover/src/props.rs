@@ -7,21 +7,10 @@
 use crate::explore::{Graph, StateId};
 use crate::obligations::{Counterexample, Status, blocked_lines, cex_step, deadlock_reason};
 use hilbert_certificates::ir::{Agent, Assert, Cond, Ir, Network, Property};
+use hilbert_kernel::check::takers;
 use hilbert_kernel::eval::{attention, holds, holds_minded};
-use hilbert_kernel::semantics::{Atom, Event};
+use hilbert_kernel::semantics::Atom;
 use std::collections::{BTreeSet, VecDeque};
-
-/// The plan instances that take part in a step: a τ's thread's, a rendezvous' two. A process,
-/// for weak fairness, is a static plan instance.
-pub fn takers(e: &Event) -> Vec<u32> {
-    match e {
-        Event::Tau { inst } => vec![*inst],
-        Event::Sync {
-            sender, receiver, ..
-        } => vec![*sender, *receiver],
-        Event::Abort => Vec::new(),
-    }
-}
 
 /// Whether desire `d` is released with these beliefs and attention (`docs/frames.md` §1).
 fn released(agent: &Agent, d: u32, b: &BTreeSet<Atom>, a: u32) -> bool {
@@ -117,6 +106,7 @@ pub fn fair_ranks(graph: &Graph, goal: &dyn Fn(StateId) -> bool) -> Vec<u64> {
     let mut rank = vec![u64::MAX; n];
     let preds = predecessors(graph);
     let procs = processes(graph);
+    // Per unranked state, its steps to states neither ranked nor the goal.
     let mut left = vec![0usize; n];
     let mut queue = Vec::new();
     for s in 0..n {
@@ -130,36 +120,44 @@ pub fn fair_ranks(graph: &Graph, goal: &dyn Fn(StateId) -> bool) -> Vec<u64> {
             queue.push(s);
         }
     }
+    // Gives the states `set` rank `r` together, then queues the unranked states whose steps
+    // now all lead to ranked ones.
+    let settle =
+        |set: &[usize], r: u64, rank: &mut [u64], left: &mut [usize], queue: &mut Vec<usize>| {
+            set.iter().for_each(|&s| rank[s] = r);
+            for &s in set {
+                for &p in &preds[s] {
+                    let p = p as usize;
+                    if rank[p] == u64::MAX {
+                        left[p] -= 1;
+                        if left[p] == 0 && graph.degree(StateId(p as u32)) > 0 {
+                            queue.push(p);
+                        }
+                    }
+                }
+            }
+        };
     let mut top = 0u64;
     loop {
         // Peel: every state whose steps all lead to ranked states, each with its own rank.
         while let Some(s) = queue.pop() {
-            top += 1;
-            rank[s] = top;
-            for &p in &preds[s] {
-                let p = p as usize;
-                if rank[p] == u64::MAX {
-                    left[p] -= 1;
-                    if left[p] == 0 && graph.degree(StateId(p as u32)) > 0 {
-                        queue.push(p);
-                    }
-                }
+            if rank[s] == u64::MAX {
+                top += 1;
+                settle(&[s], top, &mut rank, &mut left, &mut queue);
             }
         }
         // A helpful process's set, for each process in turn.
-        let ranked = |rank: &[u64], t: StateId| rank[t.0 as usize] != u64::MAX;
         let mut progress = false;
         for &p in &procs {
+            let ranked = |t: StateId| rank[t.0 as usize] != u64::MAX;
             let takes = |e: &crate::explore::Edge| takers(&e.event).contains(&p);
             let mut inside: Vec<bool> = (0..n)
                 .map(|s| {
-                    let id = StateId(s as u32);
-                    rank[s] == u64::MAX
-                        && graph.succ(id).any(|e| takes(&e))
-                        && graph
-                            .succ(id)
-                            .filter(|e| takes(e))
-                            .all(|e| ranked(&rank, e.to))
+                    let mut by_p = graph
+                        .succ(StateId(s as u32))
+                        .filter(|e| takes(e))
+                        .peekable();
+                    rank[s] == u64::MAX && by_p.peek().is_some() && by_p.all(|e| ranked(e.to))
                 })
                 .collect();
             // The greatest subset whose steps stay inside or reach ranked states.
@@ -169,28 +167,17 @@ pub fn fair_ranks(graph: &Graph, goal: &dyn Fn(StateId) -> bool) -> Vec<u64> {
                 for s in 0..n {
                     let id = StateId(s as u32);
                     if inside[s]
-                        && (graph.succ(id))
-                            .any(|e| !ranked(&rank, e.to) && !inside[e.to.0 as usize])
+                        && (graph.succ(id)).any(|e| !ranked(e.to) && !inside[e.to.0 as usize])
                     {
                         inside[s] = false;
                         changed = true;
                     }
                 }
             }
-            if inside.iter().any(|&x| x) {
+            let set: Vec<usize> = (0..n).filter(|&s| inside[s]).collect();
+            if !set.is_empty() {
                 top += 1;
-                for s in (0..n).filter(|&s| inside[s]) {
-                    rank[s] = top;
-                    for &q in &preds[s] {
-                        let q = q as usize;
-                        if rank[q] == u64::MAX {
-                            left[q] -= 1;
-                            if left[q] == 0 && graph.degree(StateId(q as u32)) > 0 {
-                                queue.push(q);
-                            }
-                        }
-                    }
-                }
+                settle(&set, top, &mut rank, &mut left, &mut queue);
                 progress = true;
             }
         }

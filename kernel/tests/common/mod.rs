@@ -8,7 +8,7 @@
 use hilbert_certificates::cert::{self, Body, SourceDigest};
 use hilbert_certificates::ir::{Agent, Command, CommitmentStrategy, PlanId};
 use hilbert_frontend::{check_project, project};
-use hilbert_kernel::check::{Kind, obligations as derive};
+use hilbert_kernel::check::{Kind, obligations as derive, takers};
 use hilbert_kernel::eval::{attention, holds};
 use hilbert_kernel::semantics::{Atom, Semantics, State, settled, suspended};
 use hilbert_prover::explore::{Graph, Limits, StateId, reference};
@@ -233,18 +233,6 @@ fn inevitable(graph: &Graph, goal: &dyn Fn(usize) -> bool) -> Vec<bool> {
         if !changed {
             return win;
         }
-    }
-}
-
-/// The plan instances that take part in a step.
-fn takers(e: &hilbert_kernel::semantics::Event) -> Vec<u32> {
-    use hilbert_kernel::semantics::Event;
-    match e {
-        Event::Tau { inst } => vec![*inst],
-        Event::Sync {
-            sender, receiver, ..
-        } => vec![*sender, *receiver],
-        Event::Abort => Vec::new(),
     }
 }
 
