@@ -444,6 +444,34 @@ impl Agent {
 }
 
 impl Agent {
+    /// The first agent parameter with no value that an assertion's condition reads: itself,
+    /// through the `achieved` or `impossible` conditions of a desire its `desires D` or
+    /// `intends P` tests read (D, or the desires of P's intend rules), or through the
+    /// attention. With one, no scene decides the condition.
+    pub fn assert_unset_param(&self, cond: &Cond) -> Option<u32> {
+        fn minded(agent: &Agent, c: &Cond, out: &mut Vec<u32>) {
+            match c {
+                Cond::Desires(d) => out.push(*d),
+                Cond::Intends(p) => {
+                    let rules = agent.intends.iter().filter(|i| i.plan == *p);
+                    out.extend(rules.map(|i| i.desire))
+                }
+                Cond::Not(x) => minded(agent, x, out),
+                Cond::And(xs) | Cond::Or(xs) => xs.iter().for_each(|x| minded(agent, x, out)),
+                _ => {}
+            }
+        }
+        let mut read = Vec::new();
+        minded(self, cond, &mut read);
+        let desire = |d: &u32| self.desires.get(*d as usize)?.unset_param();
+        (cond.unset_param())
+            .or_else(|| read.iter().find_map(desire))
+            .or_else(|| {
+                cond.reads_attention()
+                    .then(|| self.attention_unset_param())?
+            })
+    }
+
     /// The first agent parameter with no value that a `when φ attend A` rule reads: with one,
     /// the attention of a state is not known (`docs/semantics.md`, Attention).
     pub fn attention_unset_param(&self) -> Option<u32> {

@@ -29,43 +29,13 @@ fn released(
     })
 }
 
-/// The desires whose conditions a condition's mental tests read: D for `desires D`, the
-/// desires of P's intend rules for `intends P`.
-fn minded(agent: &Agent, c: &Cond, out: &mut Vec<u32>) {
-    match c {
-        Cond::Desires(d) => out.push(*d),
-        Cond::Intends(p) => out.extend(
-            agent
-                .intends
-                .iter()
-                .filter(|i| i.plan == *p)
-                .map(|i| i.desire),
-        ),
-        Cond::Not(x) => minded(agent, x, out),
-        Cond::And(xs) | Cond::Or(xs) => xs.iter().for_each(|x| minded(agent, x, out)),
-        _ => {}
-    }
-}
-
 /// Per belief set of the table, whether `cond` holds with it: read with the attention the set
 /// gives and the mental tests the agent's rules decide (`docs/semantics.md`, *Assertions*).
 /// `Err` is an agent parameter with no value that the condition, a desire it reads or the
 /// attention reads: then no scene decides it.
 fn truth(sem: &Semantics, t: &Table, cond: &Cond, budget: &Budget) -> Result<Vec<bool>, u32> {
     let agent = sem.agent();
-    let mut read = Vec::new();
-    minded(agent, cond, &mut read);
-    let unset = (cond.unset_param())
-        .or_else(|| {
-            read.iter()
-                .find_map(|&d| agent.desires.get(d as usize)?.unset_param())
-        })
-        .or_else(|| {
-            cond.reads_attention()
-                .then(|| agent.attention_unset_param())
-                .flatten()
-        });
-    if let Some(p) = unset {
+    if let Some(p) = agent.assert_unset_param(cond) {
         return Err(p);
     }
     let spend = |n| budget.spend(n);
@@ -127,15 +97,14 @@ pub(super) fn check_assert(
         false => check_ranking(c, ranks, starts, &goal, oblig, "assert"),
     };
     match (&a.property, w) {
-        (Property::Always(_), Witness::Invariant { .. }) => match (0..t.len()).find(|&i| !at(0, i))
-        {
-            Some(i) => bad(i, "does not satisfy the asserted condition"),
-            None => Verdict::Proved,
-        },
-        (Property::Never(_), Witness::Invariant { .. }) => match (0..t.len()).find(|&i| at(0, i)) {
-            Some(i) => bad(i, "satisfies the condition asserted never to hold"),
-            None => Verdict::Proved,
-        },
+        (Property::Always(_) | Property::Never(_), Witness::Invariant { .. }) => {
+            let always = matches!(a.property, Property::Always(_));
+            match (0..t.len()).find(|&i| at(0, i) != always) {
+                Some(i) if always => bad(i, "does not satisfy the asserted condition"),
+                Some(i) => bad(i, "satisfies the condition asserted never to hold"),
+                None => Verdict::Proved,
+            }
+        }
         (Property::Precedes(..), Witness::Invariant { .. }) => {
             let mut seen = vec![false; t.len()];
             let mut queue: Vec<usize> = (t.len() > 0 && !at(0, 0))

@@ -689,9 +689,7 @@ fn recheck(
 fn static_unproved(agent: &ir::Agent, about: &About) -> Option<String> {
     if let About::Assert(k, _) = about {
         let conds = agent.asserts.get(*k)?.property.conds();
-        let p = conds
-            .iter()
-            .find_map(|c| crate::props::unset_param(agent, c))?;
+        let p = conds.iter().find_map(|c| agent.assert_unset_param(c))?;
         return Some(format!(
             "the assertion reads the agent parameter `{0}` (itself, through a desire it tests, or through the attention), which has no value: pass `--param {0}=…` to prove under a value",
             agent.param_name(p)

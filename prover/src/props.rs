@@ -35,34 +35,6 @@ pub fn holds_in(agent: &Agent, cond: &Cond, b: &BTreeSet<Atom>) -> bool {
     holds_minded(cond, b, Some(a), &mind, &|_| true)
 }
 
-/// The first agent parameter with no value that a condition of an assertion reads: itself,
-/// through a desire its `desires` or `intends` tests read, or through the attention. No scene
-/// decides it then (the kernel's `assert.parameters`).
-pub fn unset_param(agent: &Agent, cond: &Cond) -> Option<u32> {
-    fn minded(agent: &Agent, c: &Cond, out: &mut Vec<u32>) {
-        match c {
-            Cond::Desires(d) => out.push(*d),
-            Cond::Intends(p) => out.extend(
-                (agent.intends.iter())
-                    .filter(|i| i.plan == *p)
-                    .map(|i| i.desire),
-            ),
-            Cond::Not(x) => minded(agent, x, out),
-            Cond::And(xs) | Cond::Or(xs) => xs.iter().for_each(|x| minded(agent, x, out)),
-            _ => {}
-        }
-    }
-    let mut read = Vec::new();
-    minded(agent, cond, &mut read);
-    cond.unset_param()
-        .or_else(|| (read.iter()).find_map(|&d| agent.desires.get(d as usize)?.unset_param()))
-        .or_else(|| {
-            cond.reads_attention()
-                .then(|| agent.attention_unset_param())
-                .flatten()
-        })
-}
-
 /// For each distinct belief set of the graph, whether the condition holds there.
 pub fn cond_sets(graph: &Graph, agent: &Agent, cond: &Cond) -> Vec<bool> {
     (graph.belief_sets().iter())

@@ -375,9 +375,7 @@ pub fn claim_holds(body: &Body) -> Option<bool> {
                 let at =
                     |c, s: usize| hilbert_prover::props::holds_in(agent, c, &states[s].beliefs);
                 let conds = a.property.conds();
-                let unset = conds
-                    .iter()
-                    .any(|c| hilbert_prover::props::unset_param(agent, c).is_some());
+                let unset = conds.iter().any(|c| agent.assert_unset_param(c).is_some());
                 let n = graph.len();
                 !unset
                     && match &a.property {
