@@ -71,8 +71,9 @@ fn processes(graph: &Graph) -> Vec<u32> {
 /// every other step stays in X or reaches one, gets one fresh rank together (p is its helpful
 /// process). States never ranked (`u64::MAX`) are those with a weakly fair path that avoids
 /// the goal: a dead end, or a weakly fair cycle they reach (the sets above are greatest fixed
-/// points, so a bottom component of the unranked states would be one). Quadratic at worst, in
-/// the states left after each round.
+/// points, so a bottom component of the unranked states would be one). Each round is linear in
+/// the steps per process; there are as many rounds as helpful sets, so a proof that needs many
+/// of them is quadratic.
 pub fn fair_ranks(graph: &Graph, goal: &dyn Fn(StateId) -> bool) -> Vec<u64> {
     let n = graph.len();
     let mut rank = vec![u64::MAX; n];
@@ -132,18 +133,15 @@ pub fn fair_ranks(graph: &Graph, goal: &dyn Fn(StateId) -> bool) -> Vec<u64> {
                     rank[s] == u64::MAX && by_p.peek().is_some() && by_p.all(|e| ranked(e.to))
                 })
                 .collect();
-            // The greatest subset whose steps stay inside or reach ranked states.
-            let mut changed = true;
-            while changed {
-                changed = false;
-                for s in 0..n {
-                    let id = StateId(s as u32);
-                    if inside[s]
-                        && (graph.succ(id)).any(|e| !ranked(e.to) && !inside[e.to.0 as usize])
-                    {
-                        inside[s] = false;
-                        changed = true;
-                    }
+            // The greatest subset whose steps stay inside or reach ranked states: a state
+            // that leaves it takes its predecessors inside back to be looked at again.
+            let mut work: Vec<usize> = (0..n).filter(|&s| inside[s]).collect();
+            while let Some(s) = work.pop() {
+                let id = StateId(s as u32);
+                if inside[s] && (graph.succ(id)).any(|e| !ranked(e.to) && !inside[e.to.0 as usize])
+                {
+                    inside[s] = false;
+                    work.extend(preds[s].iter().map(|&q| q as usize).filter(|&q| inside[q]));
                 }
             }
             let set: Vec<usize> = (0..n).filter(|&s| inside[s]).collect();
