@@ -1,4 +1,5 @@
-//! The kernel's word on the generator's projects: for every theorem of every network the build
+//! The kernel's word on the oracle generator's projects (here, since the oracle may not depend
+//! on the kernel): for every theorem of every network the build
 //! certifies, the kernel admits its obligation exactly when the build proved it (issue 34: the
 //! assertions and the weakly fair rankings among them). A theorem the build proved and the
 //! kernel refuses is a witness the prover wrote wrong; one the build refuted or left unproved
