@@ -19,6 +19,10 @@ use std::collections::{BTreeSet, HashMap};
 use std::hash::BuildHasher;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+#[path = "props.rs"]
+mod props;
+pub use props::takers;
+
 /// Proof that the kernel admitted one certificate: it names the certificate (the SHA-256 of
 /// its bytes), the IR it is about (the IR's SHA-256) and the network of that IR. Only this
 /// module can make one: its fields are private, so outside the kernel the type can be read and
@@ -163,6 +167,8 @@ pub enum Kind {
     /// over every handler run the certificate explores (the scene's, and those of the commands
     /// from outside).
     TellInHandler(PlanId, u32),
+    /// `Plan_assert_name`: the agent's assertion (an index into its `asserts`).
+    Assert(usize),
     /// `Agent.Binding_frame`: the frame conditions on the explored worlds, for the desires the
     /// binding serves (indices into the agent's desires). An obligation, not a theorem.
     Frame(Vec<usize>),
@@ -175,7 +181,7 @@ pub const MAX_SLOTS: u32 = 1 << 16;
 /// The obligations of network `n`, named as the build names them, in this order: no deadlock;
 /// then for each desire the binding serves, its liveness and, when its `impossible` condition is
 /// one belief with constant arguments that some `believe` of the network could raise, its
-/// release; then every tell of every plan of the network; last, the frame of the explored
+/// release; then every tell of every plan of the network; then each assertion of the agent; last, the frame of the explored
 /// worlds (`Agent.Binding_frame`). A network that cannot be resolved (no such network, agent
 /// or root plan, or not exactly one binding of its agent naming it) has no obligations: it is
 /// an error, never an empty list.
@@ -322,6 +328,9 @@ pub fn obligations(ir: &Ir, n: usize) -> Result<Vec<(String, Kind)>, String> {
                 kind(PlanId(pi as u32), k),
             ));
         }
+    }
+    for (k, a) in agent.asserts.iter().enumerate() {
+        out.push((format!("{}_assert_{}", root.name, a.name), Kind::Assert(k)));
     }
     let served = (0..agent.desires.len())
         .filter(|&d| agent.desires[d].reachable_by.contains(&(binding as u32)))
@@ -1189,7 +1198,13 @@ fn check_witness(
                 })
                 .collect();
             let goal = |i: usize| goal_sets[t.states[i].1 as usize];
-            check_ranking(c, &ranks, &[0], &goal, oblig, "ranking")
+            match desire.fair {
+                true => props::fair_ranking(sem, c, &ranks, &[0], &goal, oblig, budget),
+                false => check_ranking(c, &ranks, &[0], &goal, oblig, "ranking"),
+            }
+        }
+        (Kind::Assert(k), _) => {
+            props::check_assert(sem, c, &sem.agent().asserts[*k], oblig, w, budget)
         }
         (Kind::Released(_, atom), Witness::Release { counts, ranks, .. }) => {
             // The atom arrives (the plan believed it, or it was perceived), then the abort.

@@ -24,6 +24,16 @@ fn one_of(built: &[Built], name: &str) -> Body {
     cert::decode(&b.bytes).expect("it decodes")
 }
 
+/// The scene's states of a certificate's network, in the kernel's breadth-first order (by the
+/// reference explorer).
+fn scene_states(body: &Body) -> Vec<State> {
+    let net = &body.ir.networks[body.network as usize];
+    let sem = Semantics::new(net, &body.ir.agents[net.agent.0 as usize]);
+    let (graph, states) = reference::explore(&sem, [sem.initial()], Limits::default(), false);
+    let order = canonical_order(&graph);
+    order.iter().map(|&i| states[i as usize].clone()).collect()
+}
+
 /// Re-encodes a body as a hostile producer would: canonical bytes, the IR digest recomputed.
 fn forge(mut body: Body) -> Vec<u8> {
     body.ir_sha256 = cert::sha256(&cert::ir_bytes(&body.ir));
@@ -606,4 +616,164 @@ fn a_body_not_written_canonically_is_refused() {
             .admitted
             .is_none()
     );
+}
+
+/// The witness of obligation `name` in `body`.
+fn witness_of<'b>(body: &'b mut Body, name: &str) -> &'b mut Witness {
+    (body.witnesses.iter_mut())
+        .find(|w| w.obligation() == name)
+        .unwrap_or_else(|| panic!("no witness for {name}"))
+}
+
+/// A project of one pump agent whose valve chooses, forever, between air and clear
+/// (`tests/asserts.rs`): its air cycle is weakly fair, so `Go_live_Done` is false even under
+/// weak fairness.
+fn livelocked_pump() -> Vec<Built> {
+    let dir = std::env::temp_dir().join(format!("hilbert-forgery-livelock-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("A.ha"),
+        "agent A : Agency\n{\n  belief done(n: Int)\n  desire Done reachable by [Go] under weak fairness\n  commit single_minded\n  attention Idle initially\n  intend Go for Done when ¬ B(self) done(1)\n  achieved Done when B(self) done(1)\n  plan Go ↦ P.Go\n  assert ends: eventually B(self) done(1) under weak fairness\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("P.hk"),
+        "plan Valve(air: chan Int, ok: chan Int) : A ≔ (1 → air ; Valve(air, ok)) □ (1 → ok)\nplan Control(air: chan Int, ok: chan Int) : A ≔ (x ← air ; Control(air, ok)) □ (y ← ok ; believe done(1))\nplan Go() : A\n{\n  air : chan Int\n  ok : chan Int\n  body ≔ Valve(air, ok) ‖ Control(air, ok)\n}\n",
+    )
+    .unwrap();
+    let built = build(&dir);
+    let _ = std::fs::remove_dir_all(&dir);
+    built
+}
+
+#[test]
+fn a_fair_ranking_that_keeps_a_rank_with_no_helpful_process_is_refused() {
+    let built = livelocked_pump();
+    let honest = one_of(&built, "A.Go");
+    assert!(check(&forge(honest.clone()), None).admitted.is_none());
+    for name in ["Go_live_Done", "Go_assert_ends"] {
+        // Every state missing the goal at one rank: the air cycle keeps it, and both plan
+        // instances that can move there move in it.
+        let mut body = honest.clone();
+        if let Witness::Ranking { ranks, .. } = witness_of(&mut body, name) {
+            ranks.iter_mut().for_each(|r| *r = 1);
+        }
+        let report = check(&forge(body), None);
+        assert!(refused_by(&report, "fair.helpful"), "{name}: {report:?}");
+    }
+    // Ranks that grow along a step are refused as for any ranking.
+    let pump = one_of(&example("infusion-pump"), "Pump.Infuse");
+    assert!(check(&forge(pump.clone()), None).admitted.is_some());
+    for name in ["Infuse_live_Delivered", "Infuse_assert_delivers"] {
+        let mut body = pump.clone();
+        if let Witness::Ranking { ranks, .. } = witness_of(&mut body, name) {
+            ranks
+                .iter_mut()
+                .enumerate()
+                .for_each(|(i, r)| *r = i as u64 + 1);
+        }
+        let report = check(&forge(body), None);
+        assert!(
+            refused_by(&report, "ranking.decreases"),
+            "{name}: {report:?}"
+        );
+    }
+    // The fair valve's honest fair ranking keeps ranks on its air cycle: without the fairness
+    // the IR claimed, it is no ranking.
+    let mut body = pump.clone();
+    body.ir.agents[0].desires[0].fair = false;
+    let report = check(&forge(body), None);
+    assert!(refused_by(&report, "ranking.decreases"), "{report:?}");
+    let mut body = pump;
+    let k = (body.ir.agents[0].asserts.iter())
+        .position(|a| a.name == "delivers")
+        .unwrap();
+    body.ir.agents[0].asserts[k].fair = false;
+    let report = check(&forge(body), None);
+    assert!(refused_by(&report, "ranking.decreases"), "{report:?}");
+}
+
+#[test]
+fn an_assertion_is_read_on_every_reachable_state_whatever_its_witness_says() {
+    use hilbert_certificates::ir::Property;
+    let pump = one_of(&example("infusion-pump"), "Pump.Infuse");
+    let believes = |belief: &str, body: &Body| {
+        let agent = &body.ir.agents[0];
+        let b = agent.beliefs.iter().position(|x| x.name == belief).unwrap();
+        Cond::Believes(Pattern {
+            belief: BeliefId(b as u32),
+            args: vec![PatternArg::Any],
+        })
+    };
+    let asserted = |body: &mut Body, name: &str, p: Property| {
+        let a = (body.ir.agents[0].asserts.iter_mut())
+            .find(|a| a.name == name)
+            .unwrap();
+        a.property = p;
+    };
+    // `never clamped`, `always occluded`, and `occluded precedes infusing`, each false, with
+    // the honest (empty) witness of the assertion they replace.
+    let clamped = believes("clamped", &pump);
+    let occluded = believes("occluded", &pump);
+    let infusing = believes("infusing", &pump);
+    for (name, property) in [
+        ("safe_line", Property::Never(clamped)),
+        ("attends_alarm", Property::Always(occluded.clone())),
+        ("primed_first", Property::Precedes(occluded, infusing)),
+    ] {
+        let mut body = pump.clone();
+        asserted(&mut body, name, property);
+        let report = check(&forge(body), None);
+        assert!(refused_by(&report, "assert.state"), "{name}: {report:?}");
+    }
+    // A response with a state where it is asked for (occluded, not yet clear) left without a
+    // rank.
+    let mut body = pump.clone();
+    let states = scene_states(&body);
+    let occluded_at = (states.iter())
+        .position(|s| {
+            s.beliefs
+                .iter()
+                .any(|a| pump.ir.agents[0].beliefs[a.belief.0 as usize].name == "occluded")
+        })
+        .unwrap();
+    if let Witness::Ranking { ranks, .. } = witness_of(&mut body, "Infuse_assert_clears") {
+        ranks[occluded_at] = u64::MAX;
+    }
+    let report = check(&forge(body), None);
+    assert!(refused_by(&report, "ranking.start"), "{report:?}");
+    // The wrong kind of witness, either way round.
+    let mut body = pump.clone();
+    *witness_of(&mut body, "Infuse_assert_clamps") = Witness::Invariant {
+        obligation: "Infuse_assert_clamps".into(),
+    };
+    *witness_of(&mut body, "Infuse_assert_safe_line") = Witness::Ranking {
+        obligation: "Infuse_assert_safe_line".into(),
+        ranks: vec![0; states.len()],
+    };
+    let report = check(&forge(body), None);
+    let kinds = (report.obligations.iter())
+        .filter(|(_, v)| matches!(v, Verdict::Refused(r) if r.rule == "witness.kind"))
+        .count();
+    assert_eq!(kinds, 2, "{report:?}");
+    // An assertion that reads an agent parameter with no value decides nothing.
+    let mut body = pump;
+    let agent = &mut body.ir.agents[0];
+    agent
+        .params
+        .push(("dose".into(), hilbert_certificates::ir::Type::Int));
+    agent.args.push(None);
+    let p = agent.params.len() as u32 - 1;
+    let a = agent
+        .asserts
+        .iter_mut()
+        .find(|a| a.name == "safe_line")
+        .unwrap();
+    a.property = Property::Never(Cond::Compare(
+        hilbert_certificates::ir::CompareOp::Eq,
+        hilbert_certificates::ir::CondTerm::Param(p),
+        hilbert_certificates::ir::CondTerm::Literal(hilbert_certificates::ir::Literal::Int(0)),
+    ));
+    let report = check(&forge(body), None);
+    assert!(refused_by(&report, "assert.parameters"), "{report:?}");
 }

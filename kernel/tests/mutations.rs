@@ -701,6 +701,82 @@ fn mutations() -> Vec<Mutation> {
             },
         },
         Mutation {
+            // `never φ` proved: φ holds nowhere, so `always φ` fails at the start.
+            name: "turn a proved `never φ` into `always φ`",
+            want: Want::Refused(Some("assert.state")),
+            make: |b, body| {
+                use hilbert_certificates::ir::Property;
+                let a = body.ir.networks[body.network as usize].agent.0 as usize;
+                let asserts = &body.ir.agents[a].asserts;
+                (0..asserts.len())
+                    .filter(|&k| matches!(asserts[k].property, Property::Never(_)))
+                    .filter(|&k| {
+                        let name = format!("_assert_{}", asserts[k].name);
+                        b.theorems.iter().any(|(n, p)| *p && n.ends_with(&name))
+                    })
+                    .map(|k| {
+                        let mut body = body.clone();
+                        let p = &mut body.ir.agents[a].asserts[k].property;
+                        if let Property::Never(c) = p {
+                            *p = Property::Always(c.clone());
+                        }
+                        with_ir(body)
+                    })
+                    .collect()
+            },
+        },
+        Mutation {
+            name: "make an assertion read an agent parameter with no value",
+            want: Want::Refused(Some("assert.parameters")),
+            make: |_, body| {
+                use hilbert_certificates::ir::{Property, Type};
+                let a = body.ir.networks[body.network as usize].agent.0 as usize;
+                if body.ir.agents[a].asserts.is_empty() {
+                    return Vec::new();
+                }
+                let mut body = body.clone();
+                let agent = &mut body.ir.agents[a];
+                agent.params.push(("unset".into(), Type::Int));
+                agent.args.push(None);
+                let p = agent.params.len() as u32 - 1;
+                agent.asserts[0].property = Property::Always(Cond::Compare(
+                    CompareOp::Eq,
+                    CondTerm::Param(p),
+                    CondTerm::Literal(Literal::Int(0)),
+                ));
+                vec![with_ir(body)]
+            },
+        },
+        Mutation {
+            // Every ranked state at one rank: a cycle keeps it, and the processes that can move
+            // in all those states move in it (or there is no cycle, and the claim is true).
+            name: "flatten a proved weakly fair ranking to one rank",
+            want: Want::Refused(Some("fair.helpful")),
+            make: |b, body| {
+                let derived = hilbert_kernel::check::obligations(&body.ir, body.network as usize)
+                    .unwrap_or_default();
+                let a = body.ir.networks[body.network as usize].agent.0 as usize;
+                let agent = &body.ir.agents[a];
+                let fair = |k: &hilbert_kernel::check::Kind| match k {
+                    hilbert_kernel::check::Kind::Live(d) => agent.desires[*d].fair,
+                    hilbert_kernel::check::Kind::Assert(i) => agent.asserts[*i].fair,
+                    _ => false,
+                };
+                (derived.iter().enumerate())
+                    .filter(|(_, (n, k))| fair(k) && b.theorems.iter().any(|(t, p)| *p && t == n))
+                    .filter_map(|(i, _)| {
+                        let mut body = body.clone();
+                        let Witness::Ranking { ranks, .. } = &mut body.witnesses[i] else {
+                            return None;
+                        };
+                        let before = ranks.clone();
+                        ranks.iter_mut().filter(|r| **r != 0).for_each(|r| *r = 1);
+                        (*ranks != before).then(|| cert::encode(&body))
+                    })
+                    .collect()
+            },
+        },
+        Mutation {
             name: "add attention rules that flip between two attentions",
             want: Want::Refused(Some("frame.4")),
             make: |_, body| {
@@ -1207,9 +1283,12 @@ fn every_mutant_of_every_example_certificate_is_refused_or_shown_still_true() {
     );
 }
 
-/// The rules `kernel/src/check.rs` can refuse by: every quoted `word.word` in it.
+/// The rules `kernel/src/check.rs` and `kernel/src/props.rs` can refuse by: every quoted
+/// `word.word` in them (but a file's name).
 fn rules_in_source() -> BTreeSet<String> {
-    let src = std::fs::read_to_string(common::root().join("kernel/src/check.rs")).unwrap();
+    let src = ["check.rs", "props.rs"]
+        .map(|f| std::fs::read_to_string(common::root().join("kernel/src").join(f)).unwrap())
+        .concat();
     src.split('"')
         .skip(1)
         .step_by(2)
@@ -1218,7 +1297,7 @@ fn rules_in_source() -> BTreeSet<String> {
             let ok = |p: Option<&str>| {
                 p.is_some_and(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_lowercase()))
             };
-            ok(parts.next()) && ok(parts.next()) && parts.next().is_none()
+            ok(parts.next()) && ok(parts.next()) && parts.next().is_none() && !s.ends_with(".rs")
         })
         .map(str::to_string)
         .collect()

@@ -254,6 +254,33 @@ fn outside_witness(name: String, about: &Outside, spaces: &[Space]) -> Witness {
     }
 }
 
+/// The witness of an assertion: none for a safety pattern (the kernel reads its conditions on
+/// every state), ranks towards its goal (weakly fair ranks under fairness) for response and
+/// existence, in the table's order.
+fn assert_witness(
+    name: String,
+    graph: &Graph,
+    agent: &hilbert_certificates::ir::Agent,
+    a: &hilbert_certificates::ir::Assert,
+    order: &[u32],
+) -> Witness {
+    use hilbert_certificates::ir::Property;
+    let goal = match &a.property {
+        Property::Eventually(g) | Property::LeadsTo(_, g) => g,
+        _ => return Witness::Invariant { obligation: name },
+    };
+    let sets = crate::props::cond_sets(graph, agent, goal);
+    let goal = |s: StateId| sets[graph.belief_set(s)];
+    let ranks = match a.fair {
+        true => crate::props::fair_ranks(graph, &goal),
+        false => ranks(graph, &goal),
+    };
+    Witness::Ranking {
+        obligation: name,
+        ranks: order.iter().map(|&i| ranks[i as usize]).collect(),
+    }
+}
+
 /// The certificate of network `n`: its scene's size and a witness per obligation.
 #[allow(clippy::too_many_arguments)]
 pub fn certificate(
@@ -284,6 +311,15 @@ pub fn certificate(
                 let goal_sets =
                     crate::obligations::satisfying_sets(graph, agent, &agent.desires[d].achieved);
                 let goal = |s: StateId| goal_sets[graph.belief_set(s)];
+                if agent.desires[d].fair {
+                    let ranks = crate::props::fair_ranks(graph, &goal);
+                    let ranks = order.iter().map(|&i| ranks[i as usize]).collect();
+                    witnesses.push(Witness::Ranking {
+                        obligation: name,
+                        ranks,
+                    });
+                    continue;
+                }
                 let ranks = ranks(graph, &goal);
                 match ranking_expression(&name, graph, &state, &ranks, &goal, queries) {
                     Some(expr) => Witness::RankingExpr {
@@ -320,6 +356,7 @@ pub fn certificate(
             Kind::TellFeasible(..) | Kind::TellInHandler(..) => {
                 Witness::TellFeasible { obligation: name }
             }
+            Kind::Assert(k) => assert_witness(name, graph, agent, &agent.asserts[k], &order),
             Kind::Frame(_) => Witness::Frame { obligation: name },
         };
         witnesses.push(w);

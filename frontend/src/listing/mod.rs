@@ -553,6 +553,7 @@ mod tests {
                     "it went \"negative\"".into(),
                 )],
                 params_used: vec![],
+                fair: false,
             }],
             commit: hilbert_certificates::ir::CommitmentStrategy::SingleMinded,
             attentions: vec!["Producing".into(), "Emergency".into()],
@@ -590,6 +591,7 @@ mod tests {
                 )],
                 policy: PolicyIr::Softmax(0.5f64.to_bits()),
             }),
+            asserts: Vec::new(),
         }
     }
 
