@@ -39,7 +39,7 @@ impl TheoremRule {
         let (title, full, help) = match self {
             TheoremRule::Refuted => (
                 "a theorem is refuted",
-                "The build found a counterexample: a path from the plan's scene that shows the theorem false (a deadlock, a desire that is not reached, an abort handler that does not finish, or a tell that is not feasible). The build is not admitted.",
+                "The build found a counterexample: a path from the plan's scene that shows the theorem false (a deadlock, a desire that is not reached, an abort handler that does not finish, a tell that is not feasible, or an assertion of the agent that fails). The build is not admitted.",
                 "`hilbert build --format human` (or `json`) shows the counterexample step by step; change the plan or the agent so that the theorem holds.",
             ),
             TheoremRule::Unproved => (

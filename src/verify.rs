@@ -17,7 +17,7 @@ use crate::output;
 use hilbert_certificates::cert::{self, SourceDigest};
 use hilbert_certificates::ir::Ir;
 use hilbert_frontend::input;
-use hilbert_kernel::check::{Expected, Report, Verdict, admit_build, check};
+use hilbert_kernel::check::{Expected, Report, Verdict, admit_build, check_within as check};
 use serde::Serialize;
 use std::path::Path;
 
@@ -64,6 +64,12 @@ pub struct Args {
     /// built under exactly these values: a parameter not given has no value.
     #[arg(long = "param", value_name = "NAME=VALUE", value_parser = crate::build::parse_param)]
     params: Vec<hilbert_frontend::ParamSpec>,
+    /// The most states a certificate may declare (its scene's and its explorations' from
+    /// outside together): the kernel explores them all again, so this bounds its work. A
+    /// certificate that declares more is not checked and not admitted (a bound, reported as
+    /// one); `hilbert build --max-states` bounds the scene alike.
+    #[arg(long, value_name = "N", default_value_t = 10_000_000)]
+    max_states: u64,
 }
 
 /// One agent parameter and its value (`None`: it has none), as every report prints it.
@@ -150,7 +156,7 @@ struct CertificateJson<'a> {
     admitted: bool,
     invalid: Option<&'a str>,
     obligations: Vec<ObligationJson<'a>>,
-    /// The kernel's work on it, and the most it would do for a certificate of its size.
+    /// The kernel's work on it, and the most it would do for it (its bytes and declared states).
     work: u64,
     work_limit: u64,
     /// The agent parameter values its IR was lowered with (empty when it does not decode).
@@ -184,15 +190,10 @@ struct Coverage {
     problems: Vec<String>,
 }
 
-fn certificate_json<'a>(
-    path: &'a str,
-    r: &'a Report,
-    bytes: usize,
-    ir: Option<&'a Ir>,
-) -> CertificateJson<'a> {
+fn certificate_json<'a>(path: &'a str, r: &'a Report, ir: Option<&'a Ir>) -> CertificateJson<'a> {
     CertificateJson {
         work: r.work,
-        work_limit: hilbert_kernel::check::work_limit(bytes),
+        work_limit: r.work_limit,
         params: ir.map(params_of).unwrap_or_default(),
         path,
         network: r.network.as_deref(),
@@ -316,7 +317,7 @@ struct DumpJson<'a> {
     ir_sha256: String,
     network: u32,
     ir: &'a hilbert_certificates::ir::Ir,
-    states: &'a cert::StateTable,
+    scene: &'a cert::Counts,
     witnesses: &'a [cert::Witness],
 }
 
@@ -356,7 +357,7 @@ fn dump(certs: &[(String, Vec<u8>)]) -> String {
                 ir_sha256: cert::hex(&body.ir_sha256),
                 network: body.network,
                 ir: &body.ir,
-                states: &body.states,
+                scene: &body.scene,
                 witnesses: &body.witnesses,
             }),
             Err(e) => DumpEntry::Invalid {
@@ -562,6 +563,7 @@ pub fn run(args: &Args) -> u8 {
     }
     let begun = std::time::Instant::now();
     let mut seconds = Vec::with_capacity(certs.len());
+    let max = args.max_states;
     let reports: Vec<(String, Report)> = certs
         .iter()
         .zip(&heads)
@@ -573,10 +575,11 @@ pub fn run(args: &Args) -> u8 {
                 invalid: Some(why),
                 admitted: None,
                 work: 0,
+                work_limit: 0,
                 scene: None,
             };
             let report = match &lowered {
-                None => check(bytes, None),
+                None => check(bytes, None, max),
                 // No certificate can be about sources that do not lower.
                 Some((_, _, Err(errors))) => refused(format!(
                     "the given sources do not lower to an IR ({errors} error{}; `hilbert check` shows them)",
@@ -584,7 +587,7 @@ pub fn run(args: &Args) -> u8 {
                 )),
                 Some((_, given, _)) => match cert::decode_head(bytes).and_then(|b| network_name(&b.ir, b.network)) {
                     // Undecodable, or no network: the kernel says why.
-                    None => check(bytes, None),
+                    None => check(bytes, None, max),
                     Some(name) => match wanted.get(&name) {
                         Some(_) if let Some(why) = head.as_ref().and_then(|ir| other_values(ir, given)) => {
                             Report { network: Some(name), ..refused(why) }
@@ -592,7 +595,7 @@ pub fn run(args: &Args) -> u8 {
                         Some((sources, _)) if let Some(why) = head.as_ref().and_then(|_| cert::decode_head(bytes)).and_then(|h| source_mismatch(&h.sources, sources)) => {
                             Report { network: Some(name), ..refused(why) }
                         }
-                        Some((sources, ir)) => check(bytes, Some(&Expected { sources, ir })),
+                        Some((sources, ir)) => check(bytes, Some(&Expected { sources, ir }), max),
                         None => refused(format!(
                             "the certificate is about the network `{name}`, which the given sources do not define"
                         )),
@@ -662,11 +665,8 @@ pub fn run(args: &Args) -> u8 {
                     params: given.as_deref(),
                     certificates: reports
                         .iter()
-                        .zip(&certs)
                         .zip(&heads)
-                        .map(|(((p, r), (_, bytes)), head)| {
-                            certificate_json(p, r, bytes.len(), head.as_ref())
-                        })
+                        .map(|((p, r), head)| certificate_json(p, r, head.as_ref()))
                         .collect(),
                     coverage: coverage.as_ref().map(|c| CoverageJson {
                         networks: c.networks,

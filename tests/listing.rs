@@ -6,7 +6,7 @@
 mod common;
 
 use common::{TempDir, hilbert};
-use hilbert_certificates::cert::{self, Body, StateTable};
+use hilbert_certificates::cert::{self, Body};
 use hilbert_certificates::ir::Ir;
 use hilbert_frontend::listing::{self, roundtrip};
 use std::path::{Path, PathBuf};
@@ -26,7 +26,7 @@ fn body(ir: &Ir, n: usize) -> Body {
         ir_sha256: cert::sha256(&cert::ir_bytes(&slice)),
         ir: slice,
         network: 0,
-        states: StateTable::default(),
+        scene: Default::default(),
         witnesses: vec![],
     }
 }

@@ -1,20 +1,23 @@
-//! Certificate format v2: what the frontend claims about one plan network, in a form the kernel
+//! Certificate format v3: what the frontend claims about one plan network, in a form the kernel
 //! can check without searching.
 //!
 //! A certificate file is `MAGIC`, then a fixed header, then the body (postcard encoding of
 //! [`Body`]), then the SHA-256 of everything before it. The encoding is canonical: the same
-//! sources give the same bytes (no timestamps, no random ids, states in breadth-first order, the
-//! term table in first-use order), and the kernel re-encodes what it decoded and requires the
-//! same bytes. `docs/certificates.md` gives the layout byte by byte.
+//! sources give the same bytes (no timestamps, no random ids), and the kernel re-encodes what it
+//! decoded and requires the same bytes. `docs/certificates.md` gives the layout byte by byte.
+//!
+//! A certificate carries no states: the kernel regenerates them, breadth-first from the start,
+//! with its own semantics, and the certificate declares how many it will find ([`Counts`]), which
+//! bounds the kernel's work.
 
-use crate::ir::{Ir, LabelId, NodeId, PlanId, Value};
+use crate::ir::{Ir, NodeId, PlanId};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 /// The first eight bytes of every certificate.
 pub const MAGIC: &[u8; 8] = b"HILBCERT";
 /// The format's major version: a reader refuses any other.
-pub const FORMAT_MAJOR: u16 = 2;
+pub const FORMAT_MAJOR: u16 = 3;
 /// The format's minor version: this reader knows up to this one.
 pub const FORMAT_MINOR: u16 = 0;
 /// The version of the semantics the witnesses are about (`docs/semantics.md`).
@@ -55,157 +58,53 @@ pub struct Body {
     pub ir: Ir,
     /// Which network of `ir` this certificate is about.
     pub network: u32,
-    /// The states of the network's scene, breadth-first from the initial state (state 0).
-    pub states: StateTable,
+    /// The size of the network's scene: the states reachable from the initial state and their
+    /// steps, as the kernel will count them.
+    pub scene: Counts,
     /// One witness per obligation of the network, in the kernel's order.
     pub witnesses: Vec<Witness>,
 }
 
-/// A table of states: shared terms, shared parameter lists, shared atoms, and per state a term
-/// and a set of atoms.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-pub struct StateTable {
-    /// Terms; a term's children are indices of earlier terms.
-    pub terms: Vec<TermNode>,
-    /// The parameter lists of plan instances ([`TermNode::Inst`]), each listed once, in the
-    /// order the terms first use them: a scene's root instance, whose channels every state
-    /// repeats, is written once.
-    pub params: Vec<Vec<Value>>,
-    /// Atoms believed somewhere.
-    pub atoms: Vec<AtomRec>,
-    /// States: (term, atoms believed, sorted indices into `atoms`).
-    pub states: Vec<(u32, Vec<u32>)>,
-}
-
-/// A believed atom.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct AtomRec {
-    /// `None` for the agent's own belief, else the agent told (index into the IR's agents).
-    pub told: Option<u32>,
-    /// The predicate.
-    pub belief: u32,
-    /// The fields.
-    pub args: Vec<Value>,
-}
-
-/// Why a thread faulted (see `docs/semantics.md`).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum FaultRec {
-    /// No arm matched.
-    NoArm(NodeId),
-    /// An integer left the 64-bit range.
-    Overflow(NodeId),
-    /// Division by zero.
-    DivisionByZero(NodeId),
-    /// The macro-step diverged.
-    Diverged,
-    /// Malformed IR.
-    Malformed(NodeId),
-}
-
-/// What follows handlers.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum AfterRec {
-    /// The target ends.
-    End,
-    /// Suspended with this term.
-    Suspend(u32),
-    /// Continues with this term.
-    Continue(u32),
-    /// Starts again with this term.
-    Restart(u32),
-}
-
-/// One node of the term table: the terms of `docs/semantics.md`, children by index.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum TermNode {
-    /// Ended.
-    Done,
-    /// Faulted.
-    Faulted(FaultRec),
-    /// A thread.
-    Thread {
-        /// Static instance.
-        inst: u32,
-        /// Plan.
-        plan: PlanId,
-        /// Nodes still to run, top last.
-        stack: Vec<NodeId>,
-        /// Slots.
-        env: Vec<Value>,
-        /// Ready (true) or running.
-        ready: bool,
-    },
-    /// Then.
-    Then(u32, u32),
-    /// Parallel.
-    Par(Vec<u32>),
-    /// Choice.
-    Choice(Vec<u32>),
-    /// Interrupt.
-    Interrupt(u32, u32),
-    /// Label.
-    Label {
-        /// Instance.
-        inst: u32,
-        /// Label.
-        label: LabelId,
-        /// Process.
-        body: u32,
-        /// How it started.
-        start: u32,
-    },
-    /// Instance.
-    Inst {
-        /// Static instance.
-        inst: u32,
-        /// Plan.
-        plan: PlanId,
-        /// Parameters and channels: an index into [`StateTable::params`].
-        params: u32,
-        /// Process.
-        body: u32,
-    },
-    /// Suspended.
-    Suspended(u32),
-    /// Handling.
-    Handling {
-        /// Handlers.
-        body: u32,
-        /// Afterwards.
-        then: AfterRec,
-    },
+/// The size of an exploration a certificate declares: the kernel regenerates it, refuses it as
+/// soon as it holds more states than declared, and requires both figures exactly.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+    /// Distinct states.
+    pub states: u64,
+    /// Steps (edges), each state's counted in the order of its steps.
+    pub transitions: u64,
 }
 
 /// A claim about one obligation, with what the kernel needs to check it locally.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Witness {
-    /// `_no_deadlock`: the state table is closed under the step function and every state in it
-    /// can step or has finished.
+    /// `_no_deadlock`: every state of the scene can step or has finished.
     Invariant {
         /// The theorem's name.
         obligation: String,
     },
-    /// `_live_`: a rank per state (0 where the goal holds); every state where the goal does not
-    /// hold can step, and every successor satisfies the goal or has a smaller rank.
+    /// `_live_`: a rank per state of the scene, in breadth-first order (0 where the goal holds);
+    /// every state where the goal does not hold can step, and every successor satisfies the
+    /// goal or has a smaller rank.
     Ranking {
         /// The theorem's name.
         obligation: String,
-        /// One rank per state of the table.
+        /// One rank per state of the scene.
         ranks: Vec<u64>,
     },
-    /// `_released_`: the states an abort of the scene's plan can reach from every state that
-    /// believes the atom, closed under steps, each with a rank (0 when finished); every
-    /// unfinished one can step, and every successor is finished or has a smaller rank.
+    /// `_released_`: the states an abort of the scene's plan reaches from every state that
+    /// believes the atom (regenerated by the kernel, breadth-first from the landings), each with
+    /// a rank (0 when finished); every unfinished one can step, and every successor is finished
+    /// or has a smaller rank.
     Release {
         /// The theorem's name.
         obligation: String,
-        /// The abort-extended states.
-        states: StateTable,
-        /// One rank per state of `states`.
+        /// The size of the abort-extended exploration.
+        counts: Counts,
+        /// One rank per state of it, in breadth-first order.
         ranks: Vec<u64>,
     },
-    /// `_tell_feasible_N`: every step from every state of the table that runs that tell runs it
+    /// `_tell_feasible_N`: every step from every state of the scene that runs that tell runs it
     /// feasibly (checked by recomputing the steps).
     TellFeasible {
         /// The theorem's name.
@@ -228,21 +127,34 @@ pub enum Witness {
         obligation: String,
     },
     /// `_stoppable`: the states a stop of the scene's plan from outside reaches from every state
-    /// of the table, not going on from where the stop has settled, each with a rank (0 where
+    /// of the scene, not going on from where the stop has settled, each with a rank (0 where
     /// settled); then the same for a resume and an abort from every state where the stop left
-    /// the plan suspended (in the stop table's order, resume then abort).
+    /// the plan suspended (in the stop exploration's order, resume then abort).
     Stoppable {
         /// The theorem's name.
         obligation: String,
-        /// The stop-extended states.
-        stop: StateTable,
-        /// One rank per state of `stop`.
+        /// The size of the stop-extended exploration.
+        stop: Counts,
+        /// One rank per state of it.
         stop_ranks: Vec<u64>,
-        /// The states a resume or an abort reaches from the suspended states of `stop`.
-        after: StateTable,
-        /// One rank per state of `after`.
+        /// The size of what a resume or an abort reaches from its suspended states.
+        after: Counts,
+        /// One rank per state of that.
         after_ranks: Vec<u64>,
     },
+}
+
+impl Body {
+    /// Every state the certificate declares, its scene's and its explorations from outside
+    /// together (saturating): what the kernel's work is bounded by.
+    pub fn declared_states(&self) -> u64 {
+        let outside = self.witnesses.iter().flat_map(|w| match w {
+            Witness::Release { counts, .. } => vec![counts.states],
+            Witness::Stoppable { stop, after, .. } => vec![stop.states, after.states],
+            _ => Vec::new(),
+        });
+        outside.fold(self.scene.states, u64::saturating_add)
+    }
 }
 
 impl Witness {
@@ -359,7 +271,7 @@ pub fn encode(body: &Body) -> Vec<u8> {
     out
 }
 
-/// The fields of a body before its states: what a certificate says it is about.
+/// The fields of a body before its counts: what a certificate says it is about.
 #[derive(Clone, Debug, Deserialize)]
 pub struct Head {
     /// The tool that wrote it.
@@ -374,11 +286,9 @@ pub struct Head {
     pub network: u32,
 }
 
-/// Reads a certificate's [`Head`] without its states and witnesses, and without any check (no
-/// version, checksum or canonical form): for a verifier to find which network a certificate
-/// claims to be about, and with which parameter values, before [`decode`] and the kernel judge
-/// it. A certificate of hundreds of megabytes of states is then decoded in full once, not once
-/// per question.
+/// Reads a certificate's [`Head`] without its witnesses, and without any check (no version,
+/// checksum or canonical form): for a verifier to find which network a certificate claims to be
+/// about, and with which parameter values, before [`decode`] and the kernel judge it.
 pub fn decode_head(bytes: &[u8]) -> Option<Head> {
     let body = bytes.get(MAGIC.len() + HEADER_LEN..bytes.len().checked_sub(32)?)?;
     crate::ir::nesting_exceeded();
@@ -420,7 +330,7 @@ pub fn decode(bytes: &[u8]) -> Result<Body, DecodeError> {
             e.to_string()
         })
     })?;
-    // Re-encoded and compared as it is written (a large table is not held twice).
+    // Re-encoded and compared as it is written (a large rank table is not held twice).
     match postcard::serialize_with_flavor(&body, Same(body_bytes)) {
         Ok(true) => Ok(body),
         Ok(false) | Err(postcard::Error::SerializeBufferFull) => Err(DecodeError::NotCanonical),

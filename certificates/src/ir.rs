@@ -145,6 +145,59 @@ pub struct Agent {
     pub rewards: Vec<Reward>,
     /// The `.hb` values that order its licensed choices, if it has any.
     pub values: Option<Values>,
+    /// `assert name: …`: properties of every network of the agent (`docs/language.md` §3),
+    /// each a theorem `<Plan>_assert_<name>`. Appended last, so that every earlier field keeps
+    /// its place.
+    pub asserts: Vec<Assert>,
+}
+
+/// `assert name: pattern [under weak fairness]`: a property every network of the agent must
+/// have, over the network's states (`docs/semantics.md`, *Assertions*).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Assert {
+    /// Its name (the theorem is `<Plan>_assert_<name>`).
+    pub name: String,
+    /// What it asserts.
+    pub property: Property,
+    /// `under weak fairness`: a response or existence property holds on the weakly fair paths
+    /// only (`false` for the safety patterns, which fairness does not change).
+    pub fair: bool,
+}
+
+/// The property patterns of an `assert` (Dwyer, Avrunin and Corbett's, global scope), each
+/// over conditions read in one state: its beliefs, the attention they give, and the mental
+/// tests [`Cond::Desires`] and [`Cond::Intends`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Property {
+    /// `always φ`: φ holds in every reachable state.
+    Always(Cond),
+    /// `never φ`: φ holds in no reachable state.
+    Never(Cond),
+    /// `φ leads to ψ`: on every maximal path, every state where φ holds is followed (itself
+    /// included) by one where ψ holds.
+    LeadsTo(Cond, Cond),
+    /// `ψ precedes φ` (written in that order; the first is ψ): on every path, no state where
+    /// φ holds comes before the first where ψ holds (a state with both is fine).
+    Precedes(Cond, Cond),
+    /// `eventually φ`: every maximal path from the scene reaches a state where φ holds.
+    Eventually(Cond),
+}
+
+impl Property {
+    /// Its conditions, in source order.
+    pub fn conds(&self) -> Vec<&Cond> {
+        match self {
+            Property::Always(c) | Property::Never(c) | Property::Eventually(c) => vec![c],
+            Property::LeadsTo(a, b) | Property::Precedes(a, b) => vec![a, b],
+        }
+    }
+
+    fn conds_mut(&mut self) -> Vec<&mut Cond> {
+        match self {
+            Property::Always(c) | Property::Never(c) | Property::Eventually(c) => vec![c],
+            Property::LeadsTo(a, b) | Property::Precedes(a, b) => vec![a, b],
+        }
+    }
 }
 
 /// A `.hb` block, compiled: one value formula per option and the policy.
@@ -259,6 +312,9 @@ pub struct Desire {
     /// Agent parameters its conditions mention: their values are not known at build time, so
     /// obligations about this desire cannot be decided by exploring a scene.
     pub params_used: Vec<String>,
+    /// `under weak fairness`: its liveness holds on the weakly fair paths only (no process
+    /// enabled from some point on is ignored forever). Appended last.
+    pub fair: bool,
 }
 
 /// A plan binding `plan P ↦ …`.
@@ -293,6 +349,15 @@ pub enum Cond {
     And(#[serde(deserialize_with = "nested")] Vec<Cond>),
     /// Disjunction.
     Or(#[serde(deserialize_with = "nested")] Vec<Cond>),
+    /// `desires D` (only in an `assert`): the desire (index into [`Agent::desires`]) is not
+    /// released in this state — none of its `achieved` conditions holds, nor, for a
+    /// `single_minded` agent, its `impossible` ones (`docs/frames.md` §1, `desired`). Appended
+    /// last, so that every earlier variant keeps its encoding.
+    Desires(u32),
+    /// `intends P` (only in an `assert`): some `intend P for D` rule names the binding (index
+    /// into [`Agent::plans`]) and D is not released in this state (`docs/frames.md` §1,
+    /// `intended`).
+    Intends(u32),
 }
 
 /// A belief pattern `f(a, …)` in a condition.
@@ -358,6 +423,9 @@ impl Agent {
             d.achieved.iter().for_each(&mut *f);
             d.impossible.iter().for_each(|(c, _)| f(c));
         }
+        self.asserts
+            .iter()
+            .for_each(|a| a.property.conds().into_iter().for_each(&mut *f));
     }
 
     /// Calls `f` on every condition of the agent's rules, to change it.
@@ -369,10 +437,41 @@ impl Agent {
             d.achieved.iter_mut().for_each(&mut *f);
             d.impossible.iter_mut().for_each(|(c, _)| f(c));
         }
+        for a in &mut self.asserts {
+            a.property.conds_mut().into_iter().for_each(&mut *f);
+        }
     }
 }
 
 impl Agent {
+    /// The first agent parameter with no value that an assertion's condition reads: itself,
+    /// through the `achieved` or `impossible` conditions of a desire its `desires D` or
+    /// `intends P` tests read (D, or the desires of P's intend rules), or through the
+    /// attention. With one, no scene decides the condition.
+    pub fn assert_unset_param(&self, cond: &Cond) -> Option<u32> {
+        fn minded(agent: &Agent, c: &Cond, out: &mut Vec<u32>) {
+            match c {
+                Cond::Desires(d) => out.push(*d),
+                Cond::Intends(p) => {
+                    let rules = agent.intends.iter().filter(|i| i.plan == *p);
+                    out.extend(rules.map(|i| i.desire))
+                }
+                Cond::Not(x) => minded(agent, x, out),
+                Cond::And(xs) | Cond::Or(xs) => xs.iter().for_each(|x| minded(agent, x, out)),
+                _ => {}
+            }
+        }
+        let mut read = Vec::new();
+        minded(self, cond, &mut read);
+        let desire = |d: &u32| self.desires.get(*d as usize)?.unset_param();
+        (cond.unset_param())
+            .or_else(|| read.iter().find_map(desire))
+            .or_else(|| {
+                cond.reads_attention()
+                    .then(|| self.attention_unset_param())?
+            })
+    }
+
     /// The first agent parameter with no value that a `when φ attend A` rule reads: with one,
     /// the attention of a state is not known (`docs/semantics.md`, Attention).
     pub fn attention_unset_param(&self) -> Option<u32> {
@@ -382,9 +481,10 @@ impl Agent {
 
 impl Cond {
     /// Whether it reads the agent's attention (`attending A` anywhere inside).
+    /// `desires D` and `intends P` count: their desires' conditions may read it.
     pub fn reads_attention(&self) -> bool {
         match self {
-            Cond::Attending(_) => true,
+            Cond::Attending(_) | Cond::Desires(_) | Cond::Intends(_) => true,
             Cond::Not(c) => c.reads_attention(),
             Cond::And(cs) | Cond::Or(cs) => cs.iter().any(Cond::reads_attention),
             _ => false,
@@ -435,7 +535,8 @@ impl Cond {
             }
         }
         match self {
-            Cond::True | Cond::False | Cond::Attending(_) => {}
+            Cond::True | Cond::False | Cond::Attending(_) | Cond::Desires(_) | Cond::Intends(_) => {
+            }
             Cond::Believes(p) | Cond::Told(_, p) => {
                 out.extend(p.args.iter().filter_map(|a| match a {
                     PatternArg::Param(i) => Some(*i),

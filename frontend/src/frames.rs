@@ -74,6 +74,9 @@ fn outside(e: &Expr, values: &HashSet<&str>) -> Option<String> {
         | ExprKind::Bool(_)
         | ExprKind::Wildcard => None,
         ExprKind::Call { .. } => Some("a function call".into()),
+        ExprKind::Desires(_) | ExprKind::Intends(_) => {
+            Some("a test of what the agent desires or intends".into())
+        }
         ExprKind::Field { .. } => Some("a belief's feature (`belief.field`)".into()),
         ExprKind::Error => Some("an expression that did not parse".into()),
     }

@@ -13,7 +13,9 @@ use crate::ParsedFile;
 use crate::check::{self, BindingTarget, Program, Ty};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::source::{Dialect, FileId, Span};
-use crate::syntax::ast::{self, BinOp, ExprKind, HandlerKind, Module, ProcKind, UnOp};
+use crate::syntax::ast::{
+    self, AssertPattern, BinOp, ExprKind, HandlerKind, Module, ProcKind, UnOp,
+};
 use hilbert_certificates::ir::{self, *};
 use petgraph::graph::DiGraph;
 use std::collections::HashMap;
@@ -170,7 +172,11 @@ fn chain<T>(
 /// value is whether it holds, lowered as a [`Cond`] rather than a [`CondTerm`].
 fn is_test(e: &ast::Expr) -> bool {
     match &e.kind {
-        ExprKind::Unary(UnOp::Not, _) | ExprKind::Believes { .. } | ExprKind::Attending(_) => true,
+        ExprKind::Unary(UnOp::Not, _)
+        | ExprKind::Believes { .. }
+        | ExprKind::Attending(_)
+        | ExprKind::Desires(_)
+        | ExprKind::Intends(_) => true,
         ExprKind::Binary(op, ..) => op.is_comparison() || matches!(op, BinOp::And | BinOp::Or),
         _ => false,
     }
@@ -334,6 +340,14 @@ impl CondLowerer<'_> {
                     .unwrap_or(0);
                 Cond::Attending(pos as u32)
             }
+            ExprKind::Desires(d) => match self.program.agents[self.agent].desire(&d.name) {
+                Some(i) => Cond::Desires(i as u32),
+                None => self.refuse(e.span),
+            },
+            ExprKind::Intends(p) => match self.program.agents[self.agent].binding(&p.name) {
+                Some(i) => Cond::Intends(i as u32),
+                None => self.refuse(e.span),
+            },
             _ => self.refuse(e.span),
         }
     }
@@ -524,6 +538,7 @@ impl<'a> Lowerer<'a> {
                     achieved,
                     impossible,
                     params_used,
+                    fair: d.fair,
                 }
             })
             .collect();
@@ -594,6 +609,25 @@ impl<'a> Lowerer<'a> {
                     plan: r.binding as u32,
                     positive: r.polarity == ast::Polarity::Positive,
                     cond: cond(&r.cond).0,
+                })
+                .collect(),
+            asserts: a
+                .asserts
+                .iter()
+                .map(|r| {
+                    let c = |e: &ast::Expr| cond(e).0;
+                    let property = match &r.pattern {
+                        AssertPattern::Always(x) => Property::Always(c(x)),
+                        AssertPattern::Never(x) => Property::Never(c(x)),
+                        AssertPattern::Eventually(x) => Property::Eventually(c(x)),
+                        AssertPattern::LeadsTo(x, y) => Property::LeadsTo(c(x), c(y)),
+                        AssertPattern::Precedes(x, y) => Property::Precedes(c(x), c(y)),
+                    };
+                    Assert {
+                        name: r.name.clone(),
+                        property,
+                        fair: r.fair,
+                    }
                 })
                 .collect(),
         }

@@ -8,20 +8,20 @@
 //! state is written out as a tree only while its steps are computed.
 
 use crate::eval::{attention_within, holds_within};
-use crate::semantics::{After, Atom, Fault, Mode, Params, Semantics, State, Sub, Term};
+use crate::semantics::{After, Atom, Params, Semantics, State, Sub, Term};
 use hashbrown::HashTable;
-use hilbert_certificates::cert::{
-    self, AfterRec, AtomRec, Body, FaultRec, SourceDigest, StateTable, TermNode, Witness,
-};
+use hilbert_certificates::cert::{self, Body, Counts, SourceDigest, Witness};
 use hilbert_certificates::ir::Command;
 use hilbert_certificates::ir::{
-    AgentId, BeliefId, CommitmentStrategy, Cond, Ir, LabelId, Network, Node, NodeId, PatternArg,
-    PlanId, Value,
+    CommitmentStrategy, Cond, Ir, Network, Node, NodeId, PatternArg, PlanId, Value,
 };
 use std::collections::{BTreeSet, HashMap};
 use std::hash::BuildHasher;
-use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
+
+#[path = "props.rs"]
+mod props;
+pub use props::takers;
 
 /// Proof that the kernel admitted one certificate: it names the certificate (the SHA-256 of
 /// its bytes), the IR it is about (the IR's SHA-256) and the network of that IR. Only this
@@ -111,6 +111,8 @@ pub struct Report {
     pub admitted: Option<Admitted>,
     /// The work the check took, in the units of [`work_limit`].
     pub work: u64,
+    /// The most it was allowed ([`work_limit`] of the certificate's bytes and declared states).
+    pub work_limit: u64,
     /// The scene's states and steps, as the kernel recomputed them, once its table closed.
     pub scene: Option<(usize, usize)>,
 }
@@ -123,6 +125,7 @@ impl Report {
             invalid: Some(reason),
             admitted: None,
             work: 0,
+            work_limit: 0,
             scene: None,
         }
     }
@@ -164,6 +167,8 @@ pub enum Kind {
     /// over every handler run the certificate explores (the scene's, and those of the commands
     /// from outside).
     TellInHandler(PlanId, u32),
+    /// `Plan_assert_name`: the agent's assertion (an index into its `asserts`).
+    Assert(usize),
     /// `Agent.Binding_frame`: the frame conditions on the explored worlds, for the desires the
     /// binding serves (indices into the agent's desires). An obligation, not a theorem.
     Frame(Vec<usize>),
@@ -176,7 +181,7 @@ pub const MAX_SLOTS: u32 = 1 << 16;
 /// The obligations of network `n`, named as the build names them, in this order: no deadlock;
 /// then for each desire the binding serves, its liveness and, when its `impossible` condition is
 /// one belief with constant arguments that some `believe` of the network could raise, its
-/// release; then every tell of every plan of the network; last, the frame of the explored
+/// release; then every tell of every plan of the network; then each assertion of the agent; last, the frame of the explored
 /// worlds (`Agent.Binding_frame`). A network that cannot be resolved (no such network, agent
 /// or root plan, or not exactly one binding of its agent naming it) has no obligations: it is
 /// an error, never an empty list.
@@ -324,6 +329,9 @@ pub fn obligations(ir: &Ir, n: usize) -> Result<Vec<(String, Kind)>, String> {
             ));
         }
     }
+    for (k, a) in agent.asserts.iter().enumerate() {
+        out.push((format!("{}_assert_{}", root.name, a.name), Kind::Assert(k)));
+    }
     let served = (0..agent.desires.len())
         .filter(|&d| agent.desires[d].reachable_by.contains(&(binding as u32)))
         .collect();
@@ -394,19 +402,25 @@ pub const MAX_TERM_DEPTH: u32 = 256;
 /// so this bounds the memory any state can take.
 pub const MAX_STATE_SIZE: u64 = 1 << 20;
 
-/// The work the kernel does for a certificate of `bytes` bytes, at most: written-out state size
-/// for every state it writes out and every step it makes, one unit per pair of offers it
-/// compares and per internal action a step runs. Past it the certificate is invalid (a bound,
-/// which fails closed): so a certificate of up to a megabyte is decided in seconds whatever its
-/// bytes. The allowance is 192 units a byte up to 1 MiB, and one more 192 per doubling beyond,
-/// since large honest tables have larger states (the 7-philosopher table uses 124 a byte;
-/// `hilbert verify --format json` prints `work` and `work_limit`).
-pub fn work_limit(bytes: usize) -> u64 {
+/// The work the kernel does for a certificate of `bytes` bytes that declares `states` states
+/// (its scene's and its explorations' from outside, [`Body::declared_states`]), at most:
+/// written-out state size for every state it writes out and every step it makes, one unit per
+/// pair of offers it compares and per internal action a step runs. Past it the certificate is
+/// invalid (a bound, which fails closed). The allowance is 2^16 units a declared state (the
+/// 10-philosopher scene takes 2,734 a state), and 192 units a byte up to 1 MiB and one more 192
+/// per doubling beyond, for what a state's steps cost beyond that (a choice of many
+/// alternatives); an auditor bounds the states with [`check_within`] (`hilbert verify
+/// --max-states`). `hilbert verify --format json` prints `work` and `work_limit`.
+pub fn work_limit(bytes: usize, states: u64) -> u64 {
     let b = bytes as u64;
     let doublings = u64::from((b >> 19).max(1).ilog2()).max(1);
-    WORK_BASE.saturating_add(WORK_PER_BYTE.saturating_mul(doublings).saturating_mul(b))
+    let per_byte = WORK_PER_BYTE.saturating_mul(doublings).saturating_mul(b);
+    WORK_BASE
+        .saturating_add(per_byte)
+        .saturating_add(WORK_PER_STATE.saturating_mul(states))
 }
 
+const WORK_PER_STATE: u64 = 1 << 16;
 const WORK_BASE: u64 = 1 << 23;
 const WORK_PER_BYTE: u64 = 192;
 
@@ -425,425 +439,340 @@ impl Budget {
     }
 }
 
-/// The children of a term node, as indices into the table, in the order the canonical table
-/// writes them (children before the node, left to right).
-fn term_children(node: &TermNode) -> Vec<u32> {
-    (0..).map_while(|k| nth_child(node, k)).collect()
-}
-
-/// A state table, checked: every index points at an earlier term or a listed atom, no term is
-/// nested deeper than [`MAX_TERM_DEPTH`] and no state is larger than [`MAX_STATE_SIZE`], and the
-/// table is canonical (every term, atom and state listed once, terms and atoms in first-use
-/// order). States stay in this compact form; [`Table::state`] writes one out.
-struct Table<'t> {
-    raw: &'t StateTable,
-    /// The terms' indices, hashed by their nodes' views ([`Table::hash`]); 4 bytes a term.
-    terms: HashTable<u32>,
+/// The states the kernel has made, in the order it met them. Each distinct term is held once
+/// (hash-consed): a held term's children are held terms, so a term equal to a held one is that
+/// allocation once held. A state is its root's term
+/// index and a belief-set index. No held term is nested deeper than [`MAX_TERM_DEPTH`], and no
+/// state is larger than [`MAX_STATE_SIZE`] nodes once its shared terms are written out.
+struct Table {
+    terms: Vec<Sub>,
+    /// Each held term's children's indices: those of term `i` are `kids[first[i]..first[i + 1]]`.
+    kids: Vec<u32>,
+    first: Vec<u32>,
+    /// The held terms' indices, by [`Table::hash`]; 4 bytes a term.
+    index: HashTable<u32>,
+    hashes: Vec<u64>,
     hasher: foldhash::fast::RandomState,
-    /// The parameter lists by content, and each written out once (shared by every state).
-    params: FastMap<&'t [Value], u32>,
-    param_lists: Vec<Params>,
-    atoms: FastMap<&'t AtomRec, u32>,
-    /// The distinct belief sets (atom index lists), numbered in first-use order.
-    sets: FastMap<&'t [u32], u32>,
-    /// Each state's belief set.
-    set_of: Vec<u32>,
-    /// Each belief set, in order.
-    set_list: Vec<&'t [u32]>,
-    index: FastMap<(u32, u32), u32>,
+    /// The parameter lists, each held once.
+    params: FastMap<Params, ()>,
+    /// The distinct belief sets, numbered in the order met, and each state's root and set.
+    sets: FastMap<BTreeSet<Atom>, u32>,
+    set_list: Vec<BTreeSet<Atom>>,
+    states: Vec<(u32, u32)>,
+    numbers: FastMap<(u32, u32), u32>,
     size: Vec<u64>,
+    depth: Vec<u32>,
 }
 
-/// Terms of a table written out once and shared ([`Table::sub`]), by index: one per task of
-/// the closure check, never across threads.
-#[derive(Default)]
-struct Made(FastMap<u32, Sub>);
+/// A step's next state: its number, or the state itself, to be numbered, with its root's index
+/// when its term is held and what [`Table::hold`] needs when it is not.
+enum Next {
+    Old(u32),
+    New(State, Option<u32>, Vec<Planned>),
+}
 
-impl<'t> Table<'t> {
-    fn new(raw: &'t StateTable) -> Result<Table<'t>, String> {
-        if raw.states.len() > u32::MAX as usize / 2 {
-            return Err("the table lists more states than the kernel can number".into());
-        }
-        let mut depth: Vec<u32> = Vec::with_capacity(raw.terms.len());
-        let mut size: Vec<u64> = Vec::with_capacity(raw.terms.len());
-        let hasher = foldhash::fast::RandomState::default();
-        let hash = |v: &View| hasher.hash_one(v);
-        let mut terms = HashTable::with_capacity(raw.terms.len());
-        let mut params = fast_map(raw.params.len());
-        for (i, p) in raw.params.iter().enumerate() {
-            if let Some(j) = params.insert(p.as_slice(), i as u32) {
-                return Err(format!(
-                    "parameter lists {j} and {i} are the same, listed twice"
-                ));
+/// A node of a term that no held term equals: its hash, and each child's index when held (else
+/// [`NOT_HELD`]).
+#[derive(Default)]
+struct Planned {
+    hash: u64,
+    held: Vec<u32>,
+}
+
+/// A child not held when its parent was planned: no held term has this index, since
+/// [`Table::hold`] holds fewer terms.
+const NOT_HELD: u32 = u32::MAX;
+
+/// Every child of a term, in order: both sides of `Then` and `Interrupt`, a label's start after
+/// its body, what follows handlers after them.
+fn kids(t: &Term) -> impl Iterator<Item = &Sub> {
+    let (many, two): (&[Sub], [Option<&Sub>; 2]) = match t {
+        Term::Done | Term::Faulted(_) | Term::Thread { .. } => (&[], [None, None]),
+        Term::Then(a, b) | Term::Interrupt(a, b) => (&[], [Some(a), Some(b)]),
+        Term::Par(cs) | Term::Choice(cs) => (cs, [None, None]),
+        Term::Label { body, start, .. } => (&[], [Some(body), Some(start)]),
+        Term::Inst { body, .. } | Term::Suspended(body) => (&[], [Some(body), None]),
+        Term::Handling { body, then } => match then {
+            After::End => (&[], [Some(body), None]),
+            After::Suspend(x) | After::Continue(x) | After::Restart(x) => {
+                (&[], [Some(body), Some(x)])
             }
-        }
-        // Parameter lists in first-use order: the terms, in table order, use them in order.
-        let mut next_params = 0usize;
-        for (i, node) in raw.terms.iter().enumerate() {
-            let own = match node {
-                TermNode::Thread { stack, env, .. } => (stack.len() + env.len()) as u64,
-                TermNode::Inst { params: p, .. } => {
-                    let p = *p as usize;
-                    if p > next_params || p >= raw.params.len() {
-                        return Err(format!(
-                            "term {i} uses parameter list {p} where the canonical table puts list {next_params}"
-                        ));
-                    }
-                    next_params += (p == next_params) as usize;
-                    raw.params[p].len() as u64
-                }
-                _ => 0,
-            };
-            let (mut d, mut n) = (1u32, 1u64 + own);
-            for j in term_children(node) {
-                if j as usize >= i {
-                    return Err(format!(
-                        "term {i} refers to term {j}, which is not earlier in the table"
-                    ));
-                }
-                d = d.max(depth[j as usize].saturating_add(1));
-                n = n.saturating_add(size[j as usize]);
-            }
-            if d > MAX_TERM_DEPTH {
-                return Err(format!(
-                    "term {i} is nested {d} deep, more than the kernel's limit of {MAX_TERM_DEPTH}"
-                ));
-            }
-            let h = hash(&View::of(node));
-            if let Some(j) = terms.find(h, |&j| View::of(&raw.terms[j as usize]) == View::of(node))
-            {
-                return Err(format!("terms {j} and {i} are the same term, listed twice"));
-            }
-            terms.insert_unique(h, i as u32, |&j| hash(&View::of(&raw.terms[j as usize])));
-            depth.push(d);
-            size.push(n);
-        }
-        if next_params != raw.params.len() {
-            return Err(format!("parameter list {next_params} is used by no term"));
-        }
-        let mut atoms = fast_map(raw.atoms.len());
-        for (i, a) in raw.atoms.iter().enumerate() {
-            if let Some(j) = atoms.insert(a, i as u32) {
-                return Err(format!("atoms {j} and {i} are the same atom, listed twice"));
-            }
-        }
-        let mut table = Table {
-            raw,
-            terms,
-            hasher,
-            params,
-            param_lists: raw.params.iter().map(|p| p.as_slice().into()).collect(),
-            atoms,
+        },
+    };
+    many.iter().chain(two.into_iter().flatten())
+}
+
+/// `t` over the children `held` (as many as [`kids`] lists, in its order), an instance over
+/// the list `params`.
+fn with_kids(t: &Term, held: &[Sub], params: Option<Params>) -> Term {
+    let k = |i: usize| held[i].clone();
+    match t {
+        Term::Done | Term::Faulted(_) | Term::Thread { .. } => t.clone(),
+        Term::Then(..) => Term::Then(k(0), k(1)),
+        Term::Interrupt(..) => Term::Interrupt(k(0), k(1)),
+        Term::Par(_) => Term::Par(held.to_vec()),
+        Term::Choice(_) => Term::Choice(held.to_vec()),
+        Term::Suspended(_) => Term::Suspended(k(0)),
+        Term::Label { inst, label, .. } => Term::Label {
+            inst: *inst,
+            label: *label,
+            body: k(0),
+            start: k(1),
+        },
+        Term::Inst {
+            inst,
+            plan,
+            params: p,
+            ..
+        } => Term::Inst {
+            inst: *inst,
+            plan: *plan,
+            params: params.unwrap_or_else(|| p.clone()),
+            body: k(0),
+        },
+        Term::Handling { then, .. } => Term::Handling {
+            body: k(0),
+            then: match then {
+                After::End => After::End,
+                After::Suspend(_) => After::Suspend(k(1)),
+                After::Continue(_) => After::Continue(k(1)),
+                After::Restart(_) => After::Restart(k(1)),
+            },
+        },
+    }
+}
+
+impl Table {
+    fn new() -> Table {
+        Table {
+            terms: Vec::new(),
+            kids: Vec::new(),
+            first: vec![0],
+            index: HashTable::new(),
+            hashes: Vec::new(),
+            hasher: foldhash::fast::RandomState::default(),
+            params: fast_map(0),
             sets: fast_map(0),
-            set_of: Vec::with_capacity(raw.states.len()),
             set_list: Vec::new(),
-            index: fast_map(raw.states.len()),
-            size,
-        };
-        // First-use order: walking the states in order, each term's children before it, left
-        // to right, and each state's atoms in belief order, every term and atom must be met
-        // for the first time exactly in the order the table lists it.
-        let mut first = FirstUse {
-            seen: vec![false; raw.terms.len()],
-            next: 0,
-        };
-        let mut atom_seen = vec![false; raw.atoms.len()];
-        let mut next_atom = 0usize;
-        for (k, (t, ids)) in raw.states.iter().enumerate() {
-            let Some(&n) = table.size.get(*t as usize) else {
-                return Err(format!(
-                    "state {k} refers to term {t}, which is not in the table"
-                ));
-            };
-            if n.saturating_add(ids.len() as u64) > MAX_STATE_SIZE {
-                return Err(format!(
-                    "state {k} holds more than the kernel's limit of {MAX_STATE_SIZE} nodes once written out"
-                ));
-            }
-            if ids.windows(2).any(|w| w[0] >= w[1]) {
-                return Err(format!("state {k}: its atoms are not sorted and distinct"));
-            }
-            if let Some(a) = ids.iter().find(|&&a| a as usize >= raw.atoms.len()) {
-                return Err(format!("state {k}: atom {a} is not in the table"));
-            }
-            first.visit(&raw.terms, *t)?;
-            let mut in_order: Vec<u32> = ids.clone();
-            in_order.sort_by(|a, b| raw.atoms[*a as usize].cmp(&raw.atoms[*b as usize]));
-            for a in in_order {
-                if !atom_seen[a as usize] {
-                    if a as usize != next_atom {
-                        return Err(format!(
-                            "atom {a} is first used where the canonical table puts atom {next_atom}"
-                        ));
-                    }
-                    atom_seen[a as usize] = true;
-                    next_atom += 1;
-                }
-            }
-            let next_set = table.set_list.len() as u32;
-            let set = *table.sets.entry(ids.as_slice()).or_insert(next_set);
-            if set == next_set {
-                table.set_list.push(ids.as_slice());
-            }
-            table.set_of.push(set);
-            if let Some(j) = table.index.insert((*t, set), k as u32) {
-                return Err(format!(
-                    "states {j} and {k} are the same state, listed twice"
-                ));
-            }
+            states: Vec::new(),
+            numbers: fast_map(0),
+            size: Vec::new(),
+            depth: Vec::new(),
         }
-        if first.next != raw.terms.len() {
-            return Err(format!("term {} is used by no state", first.next));
-        }
-        if next_atom != raw.atoms.len() {
-            return Err(format!("atom {next_atom} is used by no state"));
-        }
-        Ok(table)
     }
 
     fn len(&self) -> usize {
-        self.raw.states.len()
+        self.states.len()
+    }
+
+    /// State `i`'s root term.
+    fn root(&self, i: usize) -> &Term {
+        &self.terms[self.states[i].0 as usize]
     }
 
     /// The written-out size of state `i`.
     fn cost(&self, i: usize) -> u64 {
-        let (t, ids) = &self.raw.states[i];
-        self.size[*t as usize] + ids.len() as u64
+        let (t, set) = self.states[i];
+        self.size[t as usize] + self.set_list[set as usize].len() as u64
     }
 
-    /// Belief set `k`, written out.
-    fn beliefs_of_set(&self, k: u32) -> BTreeSet<Atom> {
-        self.set_list[k as usize]
-            .iter()
-            .map(|&a| {
-                let AtomRec { told, belief, args } = &self.raw.atoms[a as usize];
-                Atom {
-                    told: told.map(AgentId),
-                    belief: BeliefId(*belief),
-                    args: args.clone(),
-                }
-            })
-            .collect()
-    }
-
-    /// State `i`, written out.
+    /// State `i`: its root node over its held children, and its beliefs.
     fn state(&self, i: usize) -> State {
-        self.state_in(i, &mut Made::default())
-    }
-
-    /// State `i`, written out: its root node anew, the rest from `made`.
-    fn state_in(&self, i: usize, made: &mut Made) -> State {
         State {
-            term: self.node_term(self.raw.states[i].0, made),
-            beliefs: self.beliefs_of_set(self.set_of[i]),
+            term: self.root(i).clone(),
+            beliefs: self.set_list[self.states[i].1 as usize].clone(),
         }
     }
 
-    /// Term `i`, written out once in `made` and shared.
-    fn sub(&self, i: u32, made: &mut Made) -> Sub {
-        if let Some(t) = made.0.get(&i) {
-            return t.clone();
-        }
-        let t = Rc::new(self.node_term(i, made));
-        made.0.insert(i, t.clone());
-        t
-    }
-
-    /// Term `i` written out as a node over its children's shared terms ([`Table::sub`]; every
-    /// child comes earlier in the table, so this ends).
-    fn node_term(&self, i: u32, made: &mut Made) -> Term {
-        let mut get = |j: &u32| self.sub(*j, made);
-        match &self.raw.terms[i as usize] {
-            TermNode::Done => Term::Done,
-            TermNode::Faulted(f) => Term::Faulted(match f {
-                FaultRec::NoArm(n) => Fault::NoArm(*n),
-                FaultRec::Overflow(n) => Fault::Overflow(*n),
-                FaultRec::DivisionByZero(n) => Fault::DivisionByZero(*n),
-                FaultRec::Diverged => Fault::Diverged,
-                FaultRec::Malformed(n) => Fault::Malformed(*n),
-            }),
-            TermNode::Thread {
-                inst,
-                plan,
-                stack,
-                env,
-                ready,
-            } => Term::Thread {
-                inst: *inst,
-                plan: *plan,
-                stack: stack.clone(),
-                env: env.clone(),
-                mode: if *ready { Mode::Ready } else { Mode::Running },
-            },
-            TermNode::Then(a, b) => Term::Then(get(a), get(b)),
-            TermNode::Par(cs) => Term::Par(cs.iter().map(&mut get).collect()),
-            TermNode::Choice(cs) => Term::Choice(cs.iter().map(&mut get).collect()),
-            TermNode::Interrupt(a, b) => Term::Interrupt(get(a), get(b)),
-            TermNode::Label {
-                inst,
-                label,
-                body,
-                start,
-            } => Term::Label {
-                inst: *inst,
-                label: *label,
-                body: get(body),
-                start: get(start),
-            },
-            TermNode::Inst {
-                inst,
-                plan,
-                params,
-                body,
-            } => Term::Inst {
-                inst: *inst,
-                plan: *plan,
-                params: self.param_lists[*params as usize].clone(),
-                body: get(body),
-            },
-            TermNode::Suspended(t) => Term::Suspended(get(t)),
-            TermNode::Handling { body, then } => Term::Handling {
-                body: get(body),
-                then: match then {
-                    AfterRec::End => After::End,
-                    AfterRec::Suspend(t) => After::Suspend(get(t)),
-                    AfterRec::Continue(t) => After::Continue(get(t)),
-                    AfterRec::Restart(t) => After::Restart(get(t)),
-                },
-            },
-        }
-    }
-
-    /// The index of a state, when the table lists it.
-    fn find(&self, s: &State) -> Option<u32> {
-        self.find_near(s, None, &Made::default())
-    }
-
-    /// [`Table::find`], told that `s` probably shares most of its term with table term `near`
-    /// (the state a step came from): see [`Table::find_term`].
-    fn find_near(&self, s: &State, near: Option<u32>, made: &Made) -> Option<u32> {
-        let term = self.find_term(&s.term, near, made)?;
-        let ids = s
-            .beliefs
-            .iter()
-            .map(|a| self.atoms.get(&atom_rec(a)).copied())
-            .collect::<Option<Vec<u32>>>()?;
-        let mut ids = ids;
-        ids.sort_unstable();
-        let set = *self.sets.get(ids.as_slice())?;
-        self.index.get(&(term, set)).copied()
-    }
-
-    /// The index of a written-out term, when the table lists it: its children are looked up
-    /// first, then the node, compared field by field (a [`View`]) without copying it.
-    ///
-    /// `near` is a guess: a table term that `t` may equal, whose children (by position) are then
-    /// the guesses for `t`'s children. When the node `t` makes — its fields and its children's
-    /// indices — is the guess's own node, the guess is the answer without asking the map: the
-    /// table lists no node twice ([`Table::new`] refuses it), so a node has one index, and the
-    /// answer is the map's either way. A wrong guess costs one comparison, never a wrong index.
-    ///
-    /// A child that is the very shared term [`Table::sub`] made in `made` for its guess is
-    /// that term: its index is the guess's, with no comparison (`made` holds it, so it is not
-    /// freed and its address not reused while this runs).
-    fn find_term(&self, t: &Term, near: Option<u32>, made: &Made) -> Option<u32> {
-        let node = near.and_then(|h| self.raw.terms.get(h as usize));
-        let guess = |k: usize| node.and_then(|n| nth_child(n, k));
-        let kid = |c: &Sub, k: usize| {
-            let g = guess(k);
-            match g.and_then(|g| made.0.get(&g)) {
-                Some(m) if Rc::ptr_eq(m, c) => g,
-                _ => self.find_term(c, g, made),
-            }
-        };
-        let mut kids: Vec<u32> = Vec::new();
-        let view = match t {
-            Term::Done => View::Done,
-            Term::Faulted(f) => View::Faulted(fault_rec(f)),
+    /// A term's node, hashed over its children's hashes (written into `h` first, in order),
+    /// its kind and its fields but its children: equal terms have equal hashes, whoever made
+    /// them.
+    fn hash(t: &Term, mut h: foldhash::fast::FoldHasher) -> u64 {
+        use std::hash::{Hash, Hasher};
+        std::mem::discriminant(t).hash(&mut h);
+        match t {
+            Term::Faulted(f) => f.hash(&mut h),
             Term::Thread {
                 inst,
                 plan,
                 stack,
                 env,
                 mode,
-            } => View::Thread {
-                inst: *inst,
-                plan: *plan,
-                stack,
-                env,
-                ready: *mode == Mode::Ready,
-            },
-            Term::Then(a, b) => View::Then(kid(a, 0)?, kid(b, 1)?),
-            Term::Par(cs) | Term::Choice(cs) => {
-                kids.reserve_exact(cs.len());
-                for (k, c) in cs.iter().enumerate() {
-                    kids.push(kid(c, k)?);
-                }
-                if matches!(t, Term::Par(_)) {
-                    View::Par(&kids)
-                } else {
-                    View::Choice(&kids)
-                }
-            }
-            Term::Interrupt(a, b) => View::Interrupt(kid(a, 0)?, kid(b, 1)?),
-            Term::Label {
-                inst,
-                label,
-                body,
-                start,
-            } => View::Label {
-                inst: *inst,
-                label: *label,
-                body: kid(body, 0)?,
-                start: kid(start, 1)?,
-            },
+            } => (inst, plan, stack, env, mode).hash(&mut h),
+            Term::Label { inst, label, .. } => (inst, label).hash(&mut h),
             Term::Inst {
-                inst,
-                plan,
-                params,
-                body,
-            } => View::Inst {
-                inst: *inst,
-                plan: *plan,
-                params: *self.params.get(&**params)?,
-                body: kid(body, 0)?,
-            },
-            Term::Suspended(b) => View::Suspended(kid(b, 0)?),
-            Term::Handling { body, then } => View::Handling {
-                body: kid(body, 0)?,
-                then: match then {
-                    After::End => (0, 0),
-                    After::Suspend(x) => (1, kid(x, 1)?),
-                    After::Continue(x) => (2, kid(x, 1)?),
-                    After::Restart(x) => (3, kid(x, 1)?),
-                },
-            },
-        };
-        if let (Some(h), Some(n)) = (near, node)
-            && View::of(n) == view
-        {
-            return Some(h);
+                inst, plan, params, ..
+            } => (inst, plan, params).hash(&mut h),
+            Term::Handling { then, .. } => std::mem::discriminant(then).hash(&mut h),
+            _ => {}
         }
-        let same = |&j: &u32| View::of(&self.raw.terms[j as usize]) == view;
-        self.terms.find(self.hasher.hash_one(&view), same).copied()
+        h.finish()
     }
-}
 
-/// Child `k` of a table node, in the table's order of children (both sides of `Then` and
-/// `Interrupt`, a label's body before its start, the handlers before what follows them): the
-/// order [`term_children`] lists and [`Table::find_term`] visits.
-fn nth_child(node: &TermNode, k: usize) -> Option<u32> {
-    match node {
-        TermNode::Done | TermNode::Faulted(_) | TermNode::Thread { .. } => None,
-        TermNode::Par(cs) | TermNode::Choice(cs) => cs.get(k).copied(),
-        TermNode::Then(a, b) | TermNode::Interrupt(a, b) => [*a, *b].get(k).copied(),
-        TermNode::Label { body, start, .. } => [*body, *start].get(k).copied(),
-        TermNode::Inst { body, .. } | TermNode::Suspended(body) => (k == 0).then_some(*body),
-        TermNode::Handling { body, then } => match (k, then) {
-            (0, _) => Some(*body),
-            (1, AfterRec::Suspend(x) | AfterRec::Continue(x) | AfterRec::Restart(x)) => Some(*x),
+    /// Held term `i`'s children's indices, in the order of [`kids`].
+    fn kids_of(&self, i: u32) -> &[u32] {
+        let i = i as usize;
+        &self.kids[self.first[i] as usize..self.first[i + 1] as usize]
+    }
+
+    /// The index of the held term equal to `t`. `near` is a guess, a held term `t` may be
+    /// (the state a step came from): when `t` is that very allocation, it is that term, and the
+    /// guess's children are the guesses for `t`'s. Otherwise it is found by its hash and
+    /// compared (`==` is structural; a child that is the held term it is compared with is equal
+    /// at once): a wrong guess costs one pointer comparison, never a wrong index. When there is
+    /// none, its hash, and `plan` gets, for each node of `t` that no held term equals (`t`
+    /// first, then its children's, in order), its hash and its children's indices where they
+    /// are held: what [`Table::hold`] needs to hold it.
+    fn find_term(&self, t: &Term, near: Option<u32>, plan: &mut Vec<Planned>) -> Result<u32, u64> {
+        let near = near.filter(|&g| (g as usize) < self.terms.len());
+        if let Some(g) = near
+            && std::ptr::eq(&*self.terms[g as usize], t)
+        {
+            return Ok(g);
+        }
+        use std::hash::Hasher;
+        let guesses = near.map_or(&[][..], |g| self.kids_of(g));
+        let mine = plan.len();
+        plan.push(Planned::default());
+        let (mut held, mut h) = (Vec::new(), self.hasher.build_hasher());
+        for (n, c) in kids(t).enumerate() {
+            let k = self.find_term(c, guesses.get(n).copied(), plan);
+            held.push(k.unwrap_or(NOT_HELD));
+            h.write_u64(k.map_or_else(|h| h, |i| self.hashes[i as usize]));
+        }
+        let hash = Table::hash(t, h);
+        if let Some(&j) = self.index.find(hash, |&j| *self.terms[j as usize] == *t) {
+            plan.truncate(mine);
+            return Ok(j);
+        }
+        plan[mine] = Planned { hash, held };
+        Err(hash)
+    }
+
+    /// A state's number when it has one, else what it takes to number it (`near`: see
+    /// [`Table::find_term`]).
+    fn find(&self, s: State, near: Option<u32>) -> Next {
+        let mut plan = Vec::new();
+        let root = self.find_term(&s.term, near, &mut plan).ok();
+        let set = self.sets.get(&s.beliefs);
+        match root
+            .zip(set)
+            .and_then(|(r, &set)| self.numbers.get(&(r, set)))
+        {
+            Some(&j) => Next::Old(j),
+            None => Next::New(s, root, plan),
+        }
+    }
+
+    /// The index of the held term equal to `t`, whose `plan` [`Table::find_term`] made against
+    /// the held terms of then (a term met since is found again, and held once): held over its
+    /// held children when new.
+    fn hold(&mut self, t: &Term, plan: &mut std::slice::Iter<Planned>) -> Result<u32, String> {
+        let Some(Planned { hash, held }) = plan.next() else {
+            return Err("a next state's plan ended before its term".into());
+        };
+        let mut ids = Vec::with_capacity(held.len());
+        for (c, &k) in kids(t).zip(held) {
+            ids.push(match k {
+                NOT_HELD => self.hold(c, plan)?,
+                i => i,
+            });
+        }
+        if let Some(&j) = self.index.find(*hash, |&j| *self.terms[j as usize] == *t) {
+            return Ok(j);
+        }
+        let own = match t {
+            Term::Thread { stack, env, .. } => (stack.len() + env.len()) as u64,
+            Term::Inst { params, .. } => params.len() as u64,
+            _ => 0,
+        };
+        let (mut d, mut n) = (1u32, 1u64 + own);
+        for &k in &ids {
+            d = d.max(self.depth[k as usize].saturating_add(1));
+            n = n.saturating_add(self.size[k as usize]);
+        }
+        if d > MAX_TERM_DEPTH {
+            return Err(format!(
+                "a term is nested {d} deep, more than the kernel's limit of {MAX_TERM_DEPTH}"
+            ));
+        }
+        let params = match t {
+            Term::Inst { params, .. } => Some(self.param(params)),
             _ => None,
-        },
+        };
+        let held: Vec<Sub> = ids
+            .iter()
+            .map(|&k| self.terms[k as usize].clone())
+            .collect();
+        let sub = Sub::new(with_kids(t, &held, params));
+        let i = self.terms.len() as u32;
+        let edges = u32::try_from(self.kids.len() + ids.len()).ok();
+        let Some(edges) = edges.filter(|_| i != NOT_HELD) else {
+            return Err("more terms than the kernel can number".into());
+        };
+        self.kids.extend_from_slice(&ids);
+        self.first.push(edges);
+        let hashes = &self.hashes;
+        self.index.insert_unique(*hash, i, |&j| hashes[j as usize]);
+        self.hashes.push(*hash);
+        self.terms.push(sub);
+        self.depth.push(d);
+        self.size.push(n);
+        Ok(i)
+    }
+
+    /// The held list equal to `p`, held when new.
+    fn param(&mut self, p: &Params) -> Params {
+        if let Some((q, _)) = self.params.get_key_value(p) {
+            return q.clone();
+        }
+        self.params.insert(p.clone(), ());
+        p.clone()
+    }
+
+    /// A state's number, numbered next when it is new (and whether it was).
+    fn add(&mut self, s: &State) -> Result<(u32, bool), String> {
+        match self.find(s.clone(), None) {
+            Next::Old(j) => Ok((j, false)),
+            Next::New(s, root, plan) => self.number(&s, root, &plan),
+        }
+    }
+
+    /// [`Table::add`] with what [`Table::find`] found, against the held terms of then.
+    fn number(
+        &mut self,
+        s: &State,
+        root: Option<u32>,
+        plan: &[Planned],
+    ) -> Result<(u32, bool), String> {
+        let root = match root {
+            Some(r) => r,
+            None => self.hold(&s.term, &mut plan.iter())?,
+        };
+        let k = self.states.len();
+        if self.size[root as usize].saturating_add(s.beliefs.len() as u64) > MAX_STATE_SIZE {
+            return Err(format!(
+                "state {k} holds more than the kernel's limit of {MAX_STATE_SIZE} nodes once written out"
+            ));
+        }
+        let set = match self.sets.get(&s.beliefs) {
+            Some(&set) => set,
+            None => {
+                let set = self.set_list.len() as u32;
+                self.sets.insert(s.beliefs.clone(), set);
+                self.set_list.push(s.beliefs.clone());
+                set
+            }
+        };
+        if let Some(&j) = self.numbers.get(&(root, set)) {
+            return Ok((j, false));
+        }
+        if k >= u32::MAX as usize / 2 {
+            return Err("more states than the kernel can number".into());
+        }
+        self.numbers.insert((root, set), k as u32);
+        self.states.push((root, set));
+        Ok((k as u32, true))
     }
 }
 
@@ -853,221 +782,6 @@ type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
 fn fast_map<K, V>(capacity: usize) -> FastMap<K, V> {
     HashMap::with_capacity_and_hasher(capacity, foldhash::fast::RandomState::default())
-}
-
-/// A table node seen through borrowed fields: a node of the table, or a written-out term whose
-/// children have been numbered. Two views are equal exactly when the nodes are (the fields are
-/// the same, one for one), so a term is found without building its node.
-#[derive(Debug, PartialEq, Eq, Hash)]
-enum View<'a> {
-    Done,
-    Faulted(FaultRec),
-    Thread {
-        inst: u32,
-        plan: PlanId,
-        stack: &'a [NodeId],
-        env: &'a [Value],
-        ready: bool,
-    },
-    Then(u32, u32),
-    Par(&'a [u32]),
-    Choice(&'a [u32]),
-    Interrupt(u32, u32),
-    Label {
-        inst: u32,
-        label: LabelId,
-        body: u32,
-        start: u32,
-    },
-    Inst {
-        inst: u32,
-        plan: PlanId,
-        params: u32,
-        body: u32,
-    },
-    Suspended(u32),
-    /// The handlers, and what follows them: (0 end | 1 suspend | 2 continue | 3 restart, term).
-    Handling {
-        body: u32,
-        then: (u8, u32),
-    },
-}
-
-impl<'a> View<'a> {
-    fn of(node: &'a TermNode) -> View<'a> {
-        match node {
-            TermNode::Done => View::Done,
-            TermNode::Faulted(f) => View::Faulted(f.clone()),
-            TermNode::Thread {
-                inst,
-                plan,
-                stack,
-                env,
-                ready,
-            } => View::Thread {
-                inst: *inst,
-                plan: *plan,
-                stack,
-                env,
-                ready: *ready,
-            },
-            TermNode::Then(a, b) => View::Then(*a, *b),
-            TermNode::Par(cs) => View::Par(cs),
-            TermNode::Choice(cs) => View::Choice(cs),
-            TermNode::Interrupt(a, b) => View::Interrupt(*a, *b),
-            TermNode::Label {
-                inst,
-                label,
-                body,
-                start,
-            } => View::Label {
-                inst: *inst,
-                label: *label,
-                body: *body,
-                start: *start,
-            },
-            TermNode::Inst {
-                inst,
-                plan,
-                params,
-                body,
-            } => View::Inst {
-                inst: *inst,
-                plan: *plan,
-                params: *params,
-                body: *body,
-            },
-            TermNode::Suspended(b) => View::Suspended(*b),
-            TermNode::Handling { body, then } => View::Handling {
-                body: *body,
-                then: match then {
-                    AfterRec::End => (0, 0),
-                    AfterRec::Suspend(t) => (1, *t),
-                    AfterRec::Continue(t) => (2, *t),
-                    AfterRec::Restart(t) => (3, *t),
-                },
-            },
-        }
-    }
-}
-
-/// The table's record of an atom.
-pub fn atom_rec(a: &Atom) -> AtomRec {
-    AtomRec {
-        told: a.told.map(|j| j.0),
-        belief: a.belief.0,
-        args: a.args.clone(),
-    }
-}
-
-/// The table's record of a fault.
-pub fn fault_rec(f: &Fault) -> FaultRec {
-    match f {
-        Fault::NoArm(n) => FaultRec::NoArm(*n),
-        Fault::Overflow(n) => FaultRec::Overflow(*n),
-        Fault::DivisionByZero(n) => FaultRec::DivisionByZero(*n),
-        Fault::Diverged => FaultRec::Diverged,
-        Fault::Malformed(n) => FaultRec::Malformed(*n),
-    }
-}
-
-/// A part of a term that a table numbers: a child term, or an instance's parameter list.
-pub type Part<'a> = Result<&'a Term, &'a [Value]>;
-
-/// The table node of a term whose children and parameter lists `number` numbers (`None` when
-/// one has no number): how a term is written into a table. An instance's list is numbered after
-/// its process, as the table's first-use order lists them.
-pub fn term_node(t: &Term, number: &mut dyn FnMut(Part<'_>) -> Option<u32>) -> Option<TermNode> {
-    let mut child = |c: &Term| number(Ok(c));
-    Some(match t {
-        Term::Done => TermNode::Done,
-        Term::Faulted(f) => TermNode::Faulted(fault_rec(f)),
-        Term::Thread {
-            inst,
-            plan,
-            stack,
-            env,
-            mode,
-        } => TermNode::Thread {
-            inst: *inst,
-            plan: *plan,
-            stack: stack.clone(),
-            env: env.clone(),
-            ready: *mode == Mode::Ready,
-        },
-        Term::Then(a, b) => TermNode::Then(child(a)?, child(b)?),
-        Term::Par(cs) => TermNode::Par(cs.iter().map(|c| child(c)).collect::<Option<_>>()?),
-        Term::Choice(cs) => TermNode::Choice(cs.iter().map(|c| child(c)).collect::<Option<_>>()?),
-        Term::Interrupt(a, b) => TermNode::Interrupt(child(a)?, child(b)?),
-        Term::Label {
-            inst,
-            label,
-            body,
-            start,
-        } => TermNode::Label {
-            inst: *inst,
-            label: *label,
-            body: child(body)?,
-            start: child(start)?,
-        },
-        Term::Inst {
-            inst,
-            plan,
-            params,
-            body,
-        } => {
-            let body = child(body)?;
-            TermNode::Inst {
-                inst: *inst,
-                plan: *plan,
-                params: number(Err(params))?,
-                body,
-            }
-        }
-        Term::Suspended(b) => TermNode::Suspended(child(b)?),
-        Term::Handling { body, then } => TermNode::Handling {
-            body: child(body)?,
-            then: match then {
-                After::End => AfterRec::End,
-                After::Suspend(t) => AfterRec::Suspend(child(t)?),
-                After::Continue(t) => AfterRec::Continue(child(t)?),
-                After::Restart(t) => AfterRec::Restart(child(t)?),
-            },
-        },
-    })
-}
-
-/// The first-use walk of a table's terms (see [`Table::new`]).
-struct FirstUse {
-    seen: Vec<bool>,
-    next: usize,
-}
-
-impl FirstUse {
-    fn visit(&mut self, terms: &[TermNode], i: u32) -> Result<(), String> {
-        if self.seen[i as usize] {
-            return Ok(());
-        }
-        for c in term_children(&terms[i as usize]) {
-            self.visit(terms, c)?;
-        }
-        if i as usize != self.next {
-            return Err(format!(
-                "term {i} is first used where the canonical table puts term {}",
-                self.next
-            ));
-        }
-        self.seen[i as usize] = true;
-        self.next += 1;
-        Ok(())
-    }
-}
-
-/// The states of a table, written out, when the table is well formed and canonical (for tools
-/// and tests that read certificates; the kernel itself writes out one state at a time).
-pub fn table_states(table: &StateTable) -> Result<Vec<State>, String> {
-    let t = Table::new(table)?;
-    Ok((0..t.len()).map(|i| t.state(i)).collect())
 }
 
 /// A state as a person reads it (for refusals).
@@ -1088,10 +802,10 @@ pub fn show_state(state: &State) -> String {
 /// The characters of a state that [`show_state`] writes out.
 const SHOWN_CHARS: usize = 600;
 
-/// A table whose every step the kernel has recomputed: each state's successors, in the order of
-/// its steps, and the tells its steps ran infeasibly.
-struct Closed<'t> {
-    table: Table<'t>,
+/// The states the kernel reached, breadth-first: each state's successors, in the order of its
+/// steps, and the tells its steps ran infeasibly.
+struct Closed {
+    table: Table,
     succ: Succ,
     /// (state, plan, tell) for each tell a step from the state runs infeasibly, by state.
     bad_tells: Vec<(u32, PlanId, u32)>,
@@ -1111,133 +825,106 @@ impl Succ {
     }
 }
 
-/// States whose steps [`close`] computes at once (on every core) before looking at them.
-const CLOSE_BLOCK: usize = 1 << 14;
+/// States whose steps [`close`] computes at once (on every core) before numbering them.
+const CLOSE_BLOCK: usize = 1 << 10;
 
-/// Why a table is not the reachable set of its starts: the rule, the state and the reason.
+/// Why an exploration does not match its certificate: the rule, the state and the reason.
 type Unclosed = (&'static str, Option<usize>, String);
 
-/// Recomputes every state's steps, requires each next state to be in the table (closure), and
-/// then requires the table to be exactly the states reachable from `starts`, in breadth-first
-/// order (starts first, then each state's new successors in the order of its steps). Steps are
-/// computed on every core, each next state looked up as soon as it is made and dropped.
-fn close<'t>(
+/// What a refusal says when a state the kernel made passes [`MAX_TERM_DEPTH`] or
+/// [`MAX_STATE_SIZE`]: a bound of the kernel's (it fails closed), not a rule about a witness.
+pub const LIMIT: &str = "limit";
+
+/// Explores breadth-first from the states already in `table` (the starts, in order): each
+/// state's steps, in order, and each next state numbered as it is met, new ones last, so the
+/// states are numbered in breadth-first order. A state `halt` picks has no steps (an
+/// exploration from outside stops where the command has settled). Steps are computed a block of
+/// states at a time on every core against the table as it stood, then numbered on one thread in
+/// order; the exploration is refused as soon as it holds more states than `declared` says, and
+/// at the end unless it holds exactly the declared states and steps.
+fn close(
     sem: &Semantics,
-    table: Table<'t>,
-    starts: &[u32],
-    halt: &(dyn Fn(usize) -> bool + Sync),
+    mut table: Table,
+    declared: Counts,
+    halt: &(dyn Fn(&Table, usize) -> bool + Sync),
     budget: &Budget,
-) -> Result<Closed<'t>, Unclosed> {
+) -> Result<Closed, Unclosed> {
     use rayon::prelude::*;
-    type Steps = (Vec<u32>, Vec<(PlanId, u32)>);
-    let step_of = |made: &mut Made, i: usize| -> Result<Steps, String> {
-        // A state the obligation stops at has no steps in it (a command from outside settled).
-        if halt(i) || !budget.spend(table.cost(i)) {
-            return Ok((Vec::new(), Vec::new()));
+    type Steps = (Vec<Next>, Vec<(PlanId, u32)>);
+    let step_of = |table: &Table, i: usize| -> Steps {
+        if halt(table, i) || !budget.spend(table.cost(i)) {
+            return (Vec::new(), Vec::new());
         }
-        let state = table.state_in(i, made);
-        // A step changes a few threads: the rest of the next term is this state's.
-        let root = table.raw.states[i].0;
-        let (mut succ, mut bad) = (Vec::new(), Vec::new());
-        let mut missing = None;
+        // A step changes a few threads: the rest of the next term is this state's, held.
+        let state = table.state(i);
+        let root = Some(table.states[i].0);
+        let (mut next, mut bad) = (Vec::new(), Vec::new());
         sem.each_step(&state, &mut |n| budget.spend(n), &mut |step| {
             for &(p, k, ok) in &step.effects.tells {
                 if !ok && !bad.contains(&(p, k)) {
                     bad.push((p, k));
                 }
             }
-            match table.find_near(&step.next, Some(root), made) {
-                Some(j) => {
-                    succ.push(j);
-                    true
-                }
-                None => {
-                    missing = Some(step.next);
-                    false
-                }
-            }
+            next.push(table.find(step.next, root));
+            true
         });
-        match missing {
-            Some(next) => Err(format!(
-                "a step leads to a state the certificate does not list: {}",
-                show_state(&next)
-            )),
-            None => Ok((succ, bad)),
-        }
+        (next, bad)
     };
-    // A block of states at a time, in order, each block on every core: the first state whose
-    // step leaves the table ends the check at its block, so refusing a table costs what its
-    // states up to there cost (a truncated exploration's table is refused near its start).
     let mut succ = Succ::default();
     let mut bad_tells = Vec::new();
     let (mut start, mut block) = (0, 256);
     while start < table.len() {
-        // Blocks double up to `CLOSE_BLOCK`: an early refusal costs at most twice its prefix.
+        // Blocks double up to `CLOSE_BLOCK`: a refusal costs at most twice its prefix.
         let end = (start + block).min(table.len());
         block = (block * 2).min(CLOSE_BLOCK);
-        // Each task of at least 256 states shares the terms it writes out among its states.
-        let results: Vec<Result<Steps, String>> = (start..end)
+        let results: Vec<Steps> = (start..end)
             .into_par_iter()
-            .with_min_len(256)
-            .map_init(Made::default, step_of)
+            .with_min_len(64)
+            .map(|i| step_of(&table, i))
             .collect();
-        for (i, r) in (start..).zip(results) {
-            let (s, b) =
-                r.map_err(|why| ("invariant.closed", Some(i), format!("state {i}: {why}")))?;
-            succ.all.extend_from_slice(&s);
+        for (i, (next, b)) in (start..).zip(results) {
+            let at = |why: String| (LIMIT, Some(i), format!("state {i}: {why}"));
+            for n in next {
+                let j = match n {
+                    Next::Old(j) => j,
+                    Next::New(s, root, plan) => table.number(&s, root, &plan).map_err(at)?.0,
+                };
+                succ.all.push(j);
+            }
             succ.ends.push(succ.all.len());
             bad_tells.extend(b.into_iter().map(|(p, k)| (i as u32, p, k)));
+            if table.len() as u64 > declared.states {
+                return Err((
+                    "states.count",
+                    None,
+                    format!(
+                        "the exploration reaches more than the {} states the certificate declares",
+                        declared.states
+                    ),
+                ));
+            }
         }
         start = end;
     }
-    breadth_first(&succ, starts)?;
+    let found = Counts {
+        states: table.len() as u64,
+        transitions: succ.all.len() as u64,
+    };
+    if found != declared {
+        return Err((
+            "states.count",
+            None,
+            format!(
+                "the exploration reaches {} states and {} steps; the certificate declares {} and {}",
+                found.states, found.transitions, declared.states, declared.transitions
+            ),
+        ));
+    }
     Ok(Closed {
         table,
         succ,
         bad_tells,
     })
-}
-
-/// Requires states `0..n` to be exactly the breadth-first order from `starts`: the starts in
-/// order, then each reached state's new successors in the order of its steps.
-fn breadth_first(succ: &Succ, starts: &[u32]) -> Result<(), Unclosed> {
-    fn meet(j: u32, seen: &mut [bool], next: &mut usize) -> Result<(), Unclosed> {
-        if seen[j as usize] {
-            return Ok(());
-        }
-        if j as usize != *next {
-            return Err((
-                "states.order",
-                Some(j as usize),
-                format!(
-                    "state {j} is listed where breadth-first order from the start puts state {next}"
-                ),
-            ));
-        }
-        seen[j as usize] = true;
-        *next += 1;
-        Ok(())
-    }
-    let mut seen = vec![false; succ.ends.len()];
-    let mut next = 0usize;
-    for &s in starts {
-        meet(s, &mut seen, &mut next)?;
-    }
-    let mut head = 0;
-    while head < next {
-        for &j in succ.of(head) {
-            meet(j, &mut seen, &mut next)?;
-        }
-        head += 1;
-    }
-    if next != succ.ends.len() {
-        return Err((
-            "states.reachable",
-            Some(next),
-            format!("state {next} cannot be reached from the start"),
-        ));
-    }
-    Ok(())
 }
 
 fn refusal(obligation: &str, state: Option<&State>, rule: &'static str, reason: String) -> Verdict {
@@ -1253,6 +940,13 @@ fn refusal(obligation: &str, state: Option<&State>, rule: &'static str, reason: 
 /// those sources, (path, digest) pair for pair, and about exactly the IR they lower to, byte for
 /// byte.
 pub fn check(bytes: &[u8], expected: Option<&Expected>) -> Report {
+    check_within(bytes, expected, u64::MAX)
+}
+
+/// [`check`], refusing as invalid, before any exploration, a certificate that declares more
+/// than `max_states` states in all ([`Body::declared_states`]): the auditor's bound on the
+/// kernel's work.
+pub fn check_within(bytes: &[u8], expected: Option<&Expected>, max_states: u64) -> Report {
     let body = match cert::decode(bytes) {
         Ok(b) => b,
         Err(e) => return Report::invalid(e.to_string()),
@@ -1271,20 +965,27 @@ pub fn check(bytes: &[u8], expected: Option<&Expected>) -> Report {
             );
         }
     }
+    let declared = body.declared_states();
+    if declared > max_states {
+        return Report::invalid(format!(
+            "the certificate declares {declared} states, more than the {max_states} the check allows (a bound: allow more to check it)"
+        ));
+    }
     let budget = Budget {
-        limit: work_limit(bytes.len()),
+        limit: work_limit(bytes.len(), declared),
         used: AtomicU64::new(0),
     };
     let mut report = check_body(&body, &budget, cert::sha256(bytes));
     report.work = budget.used.load(Ordering::Relaxed);
+    report.work_limit = budget.limit;
     if budget.exhausted() {
         let mut r = Report::invalid(format!(
-            "checking it takes more work than the kernel's limit for a certificate of {} bytes ({} units)",
+            "checking it takes more work than the kernel's limit for a certificate of {} bytes declaring {declared} states ({} units)",
             bytes.len(),
             budget.limit
         ));
         r.network = report.network;
-        r.work = report.work;
+        (r.work, r.work_limit) = (report.work, report.work_limit);
         return r;
     }
     report
@@ -1339,20 +1040,13 @@ fn check_body(body: &Body, budget: &Budget, digest: [u8; 32]) -> Report {
     let name = format!("{}.{}", agent.name, net.binding);
     // No one step may do more than the whole budget before it is charged.
     let sem = Semantics::new(net, agent).with_work_cap(budget.limit);
-    let table = match Table::new(&body.states) {
-        Ok(t) => t,
-        Err(e) => {
-            let mut r = Report::invalid(format!("the state table is malformed: {e}"));
-            r.network = Some(name);
-            return r;
-        }
-    };
     let mut report = Report {
         network: Some(name),
         obligations: Vec::new(),
         invalid: None,
         admitted: None,
         work: 0,
+        work_limit: 0,
         scene: None,
     };
     if let Some(&p) = net.unset_params.first() {
@@ -1374,15 +1068,11 @@ fn check_body(body: &Body, budget: &Budget, digest: [u8; 32]) -> Report {
         }
         return report;
     }
-    // State 0 is the scene's initial state, and the table is its reachable set.
-    let closed = if table.len() > 0 && table.state(0) == sem.initial() {
-        close(&sem, table, &[0], &|_| false, budget)
-    } else {
-        Err((
-            "scene.initial",
-            None,
-            "state 0 is not the scene's initial state".into(),
-        ))
+    // The scene's states, breadth-first from its initial state.
+    let mut table = Table::new();
+    let closed = match table.add(&sem.initial()) {
+        Ok(_) => close(&sem, table, body.scene, &|_, _| false, budget),
+        Err(why) => Err((LIMIT, Some(0), why)),
     };
     report.scene = (closed.as_ref().ok()).map(|c| (c.table.len(), c.succ.all.len()));
     let mut runs = HandlerRuns::default();
@@ -1448,10 +1138,7 @@ fn check_witness(
     match (kind, w) {
         (Kind::Frame(served), Witness::Frame { .. }) => {
             let net = &body.ir.networks[body.network as usize];
-            let sets: Vec<BTreeSet<Atom>> = (0..t.set_list.len() as u32)
-                .map(|k| t.beliefs_of_set(k))
-                .collect();
-            let beliefs: Vec<_> = sets.iter().collect();
+            let beliefs: Vec<_> = t.set_list.iter().collect();
             let spend = |n| budget.spend(n);
             crate::frame::check_frame(&body.ir, net, sem.agent(), served, &beliefs, oblig, &spend)
         }
@@ -1498,25 +1185,28 @@ fn check_witness(
                     ),
                 );
             }
-            let goal_sets: Vec<bool> = (0..t.set_list.len() as u32)
-                .map(|k| {
-                    let b = t.beliefs_of_set(k);
+            let goal_sets: Vec<bool> = (t.set_list.iter())
+                .map(|b| {
                     let spend = |n| budget.spend(n);
                     // The attention each belief set gives (`docs/semantics.md`, Attention).
                     let a = if reads_attention {
-                        attention_within(sem.agent(), &b, &spend)
+                        attention_within(sem.agent(), b, &spend)
                     } else {
                         0
                     };
-                    achieved
-                        .iter()
-                        .any(|c| holds_within(c, &b, Some(a), &spend))
+                    achieved.iter().any(|c| holds_within(c, b, Some(a), &spend))
                 })
                 .collect();
-            let goal = |i: usize| goal_sets[t.set_of[i] as usize];
-            check_ranking(c, &ranks, &[0], &goal, oblig, "ranking")
+            let goal = |i: usize| goal_sets[t.states[i].1 as usize];
+            match desire.fair {
+                true => props::fair_ranking(sem, c, &ranks, &[0], &goal, oblig, budget),
+                false => check_ranking(c, &ranks, &[0], &goal, oblig, "ranking"),
+            }
         }
-        (Kind::Released(_, atom), Witness::Release { states, ranks, .. }) => {
+        (Kind::Assert(k), _) => {
+            props::check_assert(sem, c, &sem.agent().asserts[*k], oblig, w, budget)
+        }
+        (Kind::Released(_, atom), Witness::Release { counts, ranks, .. }) => {
             // The atom arrives (the plan believed it, or it was perceived), then the abort.
             let arrive = |s: &mut State| {
                 s.beliefs.insert(atom.clone());
@@ -1528,11 +1218,11 @@ fn check_witness(
                 commands: &[Command::Abort],
                 until_finished: true,
             };
-            let out = outside(sem, &from, states, ranks, oblig, RELEASE, budget);
+            let out = outside(sem, &from, *counts, ranks, oblig, RELEASE, budget);
             runs.record(oblig, &out);
             out.0
         }
-        (Kind::Abortable, Witness::Release { states, ranks, .. }) => {
+        (Kind::Abortable, Witness::Release { counts, ranks, .. }) => {
             let from = Origins {
                 table: t,
                 pick: &|_| true,
@@ -1540,7 +1230,7 @@ fn check_witness(
                 commands: &[Command::Abort],
                 until_finished: true,
             };
-            let out = outside(sem, &from, states, ranks, oblig, RELEASE, budget);
+            let out = outside(sem, &from, *counts, ranks, oblig, RELEASE, budget);
             runs.record(oblig, &out);
             out.0
         }
@@ -1561,7 +1251,7 @@ fn check_witness(
                 commands: &[Command::Stop],
                 until_finished: false,
             };
-            let out = outside(sem, &from, stop, stop_ranks, oblig, STOP, budget);
+            let out = outside(sem, &from, *stop, stop_ranks, oblig, STOP, budget);
             runs.record(oblig, &out);
             let (Verdict::Proved, Some((stopped, _))) = &out else {
                 return out.0;
@@ -1578,7 +1268,7 @@ fn check_witness(
                 // until the scene finishes (no command changes it): settled is finished there.
                 until_finished: false,
             };
-            let out = outside(sem, &from, after, after_ranks, oblig, RESUME, budget);
+            let out = outside(sem, &from, *after, after_ranks, oblig, RESUME, budget);
             runs.record(oblig, &out);
             out.0
         }
@@ -1621,7 +1311,7 @@ fn check_witness(
 fn check_invariant(c: &Closed, oblig: &str) -> Verdict {
     let t = &c.table;
     for i in 0..t.len() {
-        if c.succ.of(i).is_empty() && t.raw.terms[t.raw.states[i].0 as usize] != TermNode::Done {
+        if c.succ.of(i).is_empty() && !matches!(t.root(i), Term::Done) {
             return refusal(
                 oblig,
                 Some(&t.state(i)),
@@ -1721,13 +1411,13 @@ impl HandlerRuns {
 
 /// What checking an exploration from outside gives: the verdict and, when its table closed,
 /// the table with the tells its landings ran infeasibly.
-type Outcome<'t> = (Verdict, Option<(Closed<'t>, BTreeSet<(PlanId, u32)>)>);
+type Outcome = (Verdict, Option<(Closed, BTreeSet<(PlanId, u32)>)>);
 
 /// Where the commands from outside start: from each state of `table` that `pick` picks (in
 /// the table's order), made ready by `prepare` (the impossible atom arrives), each command of
 /// `commands` in turn lands on the scene's root.
 struct Origins<'a> {
-    table: &'a Table<'a>,
+    table: &'a Table,
     pick: &'a dyn Fn(usize) -> bool,
     prepare: &'a dyn Fn(&mut State),
     commands: &'a [Command],
@@ -1736,65 +1426,43 @@ struct Origins<'a> {
     until_finished: bool,
 }
 
-/// The refusal rules of one kind of exploration from outside: where a start is missing, where
-/// the table is malformed, where it is not closed, and the ranking's name.
-type Rules = [&'static str; 4];
-const RELEASE: Rules = [
-    "release.start",
-    "release.table",
-    "release.closed",
-    "release",
-];
-const STOP: Rules = [
-    "stoppable.start",
-    "stoppable.table",
-    "stoppable.closed",
-    "stoppable",
-];
-const RESUME: Rules = [
-    "resumable.start",
-    "resumable.table",
-    "resumable.closed",
-    "resumable",
-];
+/// The refusal rules of one kind of exploration from outside: where it is not the size the
+/// certificate declares, and the ranking's name.
+type Rules = [&'static str; 2];
+const RELEASE: Rules = ["release.count", "release"];
+const STOP: Rules = ["stoppable.count", "stoppable"];
+const RESUME: Rules = ["resumable.count", "resumable"];
 
-/// [`crate::semantics::settled`], [`crate::semantics::suspended`] and finished of state `i` of
-/// a table, read off its root's term nodes without writing the state out.
+/// [`crate::semantics::settled`], [`crate::semantics::suspended`] and finished of state `i`.
 fn root_of(t: &Table, i: usize) -> (bool, bool, bool) {
-    let node = |k: u32| t.raw.terms.get(k as usize);
-    match t.raw.states.get(i).and_then(|s| node(s.0)) {
-        Some(TermNode::Done) => (true, false, true),
-        Some(TermNode::Inst { body, .. }) => match node(*body) {
-            Some(TermNode::Handling { .. }) => (false, false, false),
-            Some(TermNode::Suspended(_)) => (true, true, false),
-            _ => (true, false, false),
-        },
-        _ => (false, false, false),
-    }
+    let root = t.root(i);
+    let finished = matches!(root, Term::Done);
+    (
+        crate::semantics::settled(root),
+        crate::semantics::suspended(root),
+        finished,
+    )
 }
 
-/// Commands from outside (release, abortable, stoppable): where each lands from the states
-/// `from` gives is in the witness's table, which is exactly the states reachable from there
-/// (in breadth-first order from them, in the order the commands land) without going on from
-/// a settled state, and ranked towards settling: every path from a command reaches a state
+/// Commands from outside (release, abortable, stoppable): the kernel lands each from the states
+/// `from` gives and explores from there (in breadth-first order from the landings, in the order
+/// they land) without going on from a settled state, requires the size the certificate
+/// declares, and checks the ranks towards settling: every path from a command reaches a state
 /// where no command from outside is under way. An abort from any state ends only where the
 /// scene has finished: one that lands while the root is restarting itself does nothing, and
 /// the restarted body is settled without the abort ever happening (`until_finished`). The
 /// table, closed, comes back for the tells the handler runs ran.
-fn outside<'t>(
+fn outside(
     sem: &Semantics,
     from: &Origins,
-    table: &'t StateTable,
+    declared: Counts,
     ranks: &[u64],
     oblig: &str,
     rules: Rules,
     budget: &Budget,
-) -> Outcome<'t> {
-    let [rule_start, rule_table, rule_closed, rule_rank] = rules;
-    let sub = match Table::new(table) {
-        Ok(s) => s,
-        Err(e) => return (refusal(oblig, None, rule_table, e), None),
-    };
+) -> Outcome {
+    let [rule_count, rule_rank] = rules;
+    let mut sub = Table::new();
     let t = from.table;
     let mut starts = Vec::new();
     let mut landing_bad = BTreeSet::new();
@@ -1810,35 +1478,37 @@ fn outside<'t>(
             // The handlers a landing starts run their first actions in it: its tells too.
             let bad = landed.effects.tells.iter().filter(|t| !t.2);
             landing_bad.extend(bad.map(|t| (t.0, t.1)));
-            match sub.find(&landed.next) {
-                Some(j) => starts.push(j),
-                None => {
+            match sub.add(&landed.next) {
+                Ok((j, _)) if (sub.len() as u64) <= declared.states => starts.push(j),
+                Ok(_) => {
                     let why = format!(
-                        "the state a {command:?} from outside leads to is not in the witness"
+                        "the landings alone are more than the {} states the certificate declares",
+                        declared.states
                     );
-                    return (refusal(oblig, Some(&s), rule_start, why), None);
+                    return (refusal(oblig, None, rule_count, why), None);
                 }
+                Err(why) => return (refusal(oblig, Some(&s), LIMIT, why), None),
             }
         }
     }
-    let settled: Vec<bool> = (0..sub.len())
-        .map(|i| match from.until_finished {
-            true => root_of(&sub, i).2,
-            false => root_of(&sub, i).0,
-        })
-        .collect();
-    let sub = match close(sem, sub, &starts, &|i| settled[i], budget) {
+    let until_finished = from.until_finished;
+    let settled = move |t: &Table, i: usize| match until_finished {
+        true => root_of(t, i).2,
+        false => root_of(t, i).0,
+    };
+    let sub = match close(sem, sub, declared, &settled, budget) {
         Ok(s) => s,
         Err((rule, i, why)) => {
             let rule = match rule {
-                "invariant.closed" => rule_closed,
+                "states.count" => rule_count,
                 r => r,
             };
             let at = i.map_or(String::new(), |i| format!("command-extended state {i}: "));
             return (refusal(oblig, None, rule, format!("{at}{why}")), None);
         }
     };
-    let verdict = check_ranking(&sub, ranks, &starts, &|i| settled[i], oblig, rule_rank);
+    let done = |i: usize| settled(&sub.table, i);
+    let verdict = check_ranking(&sub, ranks, &starts, &done, oblig, rule_rank);
     (verdict, Some((sub, landing_bad)))
 }
 
@@ -1919,123 +1589,121 @@ pub fn admit_build(ir: &Ir, tokens: &[&Admitted]) -> Result<BuildAdmitted, Vec<S
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::semantics::Mode;
+    use hilbert_certificates::ir::BeliefId;
 
-    fn thread(inst: u32, node: u32) -> TermNode {
-        TermNode::Thread {
+    fn thread(inst: u32, node: u32) -> Sub {
+        Sub::new(Term::Thread {
             inst,
             plan: PlanId(0),
             stack: vec![NodeId(node)],
             env: vec![Value::Int(i64::from(node))],
-            ready: true,
+            mode: Mode::Ready,
+        })
+    }
+
+    /// `Inst(a ‖ b)` with parameters `params`, believing nothing.
+    fn state(a: &Sub, b: &Sub, params: &[Value]) -> State {
+        State {
+            term: Term::Inst {
+                inst: 0,
+                plan: PlanId(0),
+                params: params.into(),
+                body: Sub::new(Term::Par(vec![a.clone(), b.clone()])),
+            },
+            beliefs: BTreeSet::new(),
+        }
+    }
+
+    /// A state's number in `t`, when it has one.
+    fn number_of(t: &Table, s: &State) -> Option<u32> {
+        match t.find(s.clone(), None) {
+            Next::Old(j) => Some(j),
+            Next::New(..) => None,
         }
     }
 
     /// Two states: `Inst(a ‖ b)` and `Inst(b ‖ a)`, sharing their threads.
-    fn table() -> StateTable {
-        StateTable {
-            terms: vec![
-                thread(0, 1),
-                thread(1, 2),
-                TermNode::Par(vec![0, 1]),
-                TermNode::Inst {
-                    inst: 0,
-                    plan: PlanId(0),
-                    params: 0,
-                    body: 2,
-                },
-                TermNode::Par(vec![1, 0]),
-                TermNode::Inst {
-                    inst: 0,
-                    plan: PlanId(0),
-                    params: 0,
-                    body: 4,
-                },
-            ],
-            params: vec![vec![]],
-            atoms: vec![],
-            states: vec![(3, vec![]), (5, vec![])],
-        }
-    }
-
-    /// `table()` with its parameter lists changed.
-    fn with_lists(params: Vec<Vec<Value>>, uses: [u32; 2]) -> Result<(), String> {
-        let mut raw = table();
-        raw.params = params;
-        for (k, u) in [3, 5].into_iter().zip(uses) {
-            if let TermNode::Inst { params, .. } = &mut raw.terms[k] {
-                *params = u;
-            }
-        }
-        Table::new(&raw).map(|_| ())
+    fn table() -> Table {
+        let (a, b) = (thread(0, 1), thread(1, 2));
+        let mut t = Table::new();
+        assert_eq!(t.add(&state(&a, &b, &[])), Ok((0, true)));
+        assert_eq!(t.add(&state(&b, &a, &[])), Ok((1, true)));
+        t
     }
 
     #[test]
-    fn parameter_lists_are_listed_once_in_first_use_order() {
-        let (a, b) = (vec![Value::Int(1)], vec![Value::Int(2)]);
-        assert_eq!(with_lists(vec![vec![]], [0, 0]), Ok(()));
-        assert_eq!(with_lists(vec![a.clone(), b.clone()], [0, 1]), Ok(()));
-        assert_eq!(
-            with_lists(vec![a.clone(), b.clone()], [0, 0]).unwrap_err(),
-            "parameter list 1 is used by no term"
-        );
-        assert!(
-            with_lists(vec![a.clone(), b.clone()], [1, 0])
-                .unwrap_err()
-                .contains("uses parameter list 1 where the canonical table puts list 0")
-        );
-        assert!(
-            with_lists(vec![a.clone(), a.clone()], [0, 1])
-                .unwrap_err()
-                .contains("listed twice")
-        );
-        assert!(
-            with_lists(vec![a], [0, 7])
-                .unwrap_err()
-                .contains("uses parameter list 7")
-        );
+    fn states_terms_and_lists_are_held_once_in_the_order_met() {
+        let mut t = table();
+        // Fresh allocations, equal to held terms: found by structure.
+        let (a, b, c) = (thread(0, 1), thread(1, 2), thread(2, 3));
+        assert_eq!(number_of(&t, &state(&a, &b, &[])), Some(0));
+        assert_eq!(t.add(&state(&a, &b, &[])), Ok((0, false)));
+        assert_eq!((t.terms.len(), t.params.len()), (6, 1));
+        let one = state(&a, &c, &[Value::Int(7)]);
+        assert_eq!(number_of(&t, &one), None);
+        assert_eq!(t.add(&one), Ok((2, true)));
+        assert_eq!(t.add(&one.clone()), Ok((2, false)));
+        // One new thread, `‖` and instance; one new list.
+        assert_eq!((t.terms.len(), t.params.len()), (9, 2));
+        assert_eq!(number_of(&t, &one), Some(2));
+        assert_eq!(t.state(2), one);
+        // A state written out is found by its held children's addresses.
+        assert_eq!(number_of(&t, &t.state(1)), Some(1));
+        // Another field, another term.
+        let other = State {
+            beliefs: [Atom {
+                told: None,
+                belief: BeliefId(0),
+                args: Vec::new(),
+            }]
+            .into(),
+            ..one
+        };
+        assert_eq!(number_of(&t, &other), None);
+        assert_eq!(t.add(&other), Ok((3, true)));
+        assert_eq!(t.terms.len(), 9);
     }
 
     #[test]
-    fn a_guess_never_changes_the_index_a_term_is_found_at() {
-        let raw = table();
-        let t = Table::new(&raw).expect("a well-formed table");
-        // Written out anew (no shared term of the table's: every node is compared) and shared.
-        let fresh = |i: u32| Rc::new(t.node_term(i, &mut Made::default()));
-        let mut made = Made::default();
-        let (a, b) = (fresh(0), fresh(1));
-        let absent = Term::Inst {
-            inst: 0,
-            plan: PlanId(0),
-            params: Vec::new().into(),
-            body: Rc::new(Term::Par(vec![a.clone(), a.clone()])),
-        };
-        // A listed body under a parameter list the table does not list.
-        let Term::Inst { body, .. } = t.node_term(3, &mut made) else {
-            panic!("term 3 is an instance")
-        };
-        let other_params = Term::Inst {
-            inst: 0,
-            plan: PlanId(0),
-            params: vec![Value::Int(5)].into(),
-            body,
-        };
-        let terms: Vec<Term> = (0..raw.terms.len() as u32)
-            .map(|i| (*fresh(i)).clone())
-            .chain((0..raw.terms.len() as u32).map(|i| t.node_term(i, &mut made)))
-            .chain([Term::Par(vec![b.clone(), b]), absent, other_params])
-            .collect();
-        let guesses: Vec<Option<u32>> = std::iter::once(None)
-            .chain((0..raw.terms.len() as u32 + 2).map(Some))
-            .chain([Some(u32::MAX)])
-            .collect();
-        for (k, term) in terms.iter().enumerate() {
-            let truth = t.find_term(term, None, &made);
-            // Every listed term is found at its own index; the made-up ones are not found.
-            let n = raw.terms.len();
-            assert_eq!(truth, (k < 2 * n).then_some((k % n) as u32), "term {k}");
-            for &g in &guesses {
-                assert_eq!(t.find_term(term, g, &made), truth, "term {k}, guess {g:?}");
+    fn a_state_written_out_is_found_and_a_guess_changes_nothing() {
+        let t = table();
+        let (a, c) = (thread(0, 1), thread(2, 3));
+        let absent = state(&a, &c, &[]);
+        let guesses = [None, Some(0), Some(1), Some(2), Some(5), Some(u32::MAX)];
+        for g in guesses {
+            for i in 0..t.len() {
+                // Written out (its held children) and made afresh (equal, other allocations).
+                let fresh = state(&thread(0, 1), &thread(1, 2), &[]);
+                let fresh = if i == 0 {
+                    fresh
+                } else {
+                    state(&thread(1, 2), &thread(0, 1), &[])
+                };
+                for s in [t.state(i), fresh] {
+                    assert!(
+                        matches!(t.find(s, g), Next::Old(j) if j as usize == i),
+                        "{i} {g:?}"
+                    );
+                }
             }
+            assert!(matches!(t.find(absent.clone(), g), Next::New(..)), "{g:?}");
         }
+    }
+
+    #[test]
+    fn a_state_past_the_limits_is_not_added() {
+        let mut t = table();
+        let mut deep = thread(0, 1);
+        for _ in 0..MAX_TERM_DEPTH {
+            deep = Sub::new(Term::Suspended(deep));
+        }
+        let why = t.add(&state(&deep, &deep, &[])).unwrap_err();
+        assert!(why.contains("nested") && why.contains("limit"), "{why}");
+        // 2^19 threads of 3 nodes each, sharing one term: small to hold, too large written out.
+        let wide = Sub::new(Term::Par(vec![thread(0, 1); 1 << 19]));
+        let why = t.add(&state(&wide, &wide, &[])).unwrap_err();
+        assert!(why.contains("nodes once written out"), "{why}");
+        assert_eq!(t.len(), 2);
     }
 }

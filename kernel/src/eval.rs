@@ -107,9 +107,22 @@ pub fn holds_within(
     attention: Option<u32>,
     spend: &dyn Fn(u64) -> bool,
 ) -> bool {
+    holds_minded(cond, beliefs, attention, &|_| false, spend)
+}
+
+/// [`holds_within`], with `mind` deciding the mental tests `desires D` and `intends P` (which
+/// only an assertion reads; [`holds_within`] finds them false).
+pub fn holds_minded(
+    cond: &Cond,
+    beliefs: &BTreeSet<Atom>,
+    attention: Option<u32>,
+    mind: &dyn Fn(&Cond) -> bool,
+    spend: &dyn Fn(u64) -> bool,
+) -> bool {
     let w = World {
         beliefs,
         attention,
+        mind,
         spend,
     };
     solve(&[cond], &w, &mut Vec::new())
@@ -141,6 +154,7 @@ pub fn attention(agent: &Agent, beliefs: &BTreeSet<Atom>) -> u32 {
 struct World<'a> {
     beliefs: &'a BTreeSet<Atom>,
     attention: Option<u32>,
+    mind: &'a dyn Fn(&Cond) -> bool,
     spend: &'a dyn Fn(u64) -> bool,
 }
 
@@ -157,6 +171,7 @@ fn solve(goals: &[&Cond], w: &World, bindings: &mut Bindings) -> bool {
         Cond::True => solve(rest, w, bindings),
         Cond::False => false,
         Cond::Attending(a) => attention == Some(*a) && solve(rest, w, bindings),
+        Cond::Desires(_) | Cond::Intends(_) => (w.mind)(first) && solve(rest, w, bindings),
         Cond::Compare(op, a, b) => {
             let ok = match (term(a, bindings), term(b, bindings)) {
                 (Ok(x), Ok(y)) => compare(*op, &x, &y).unwrap_or(false),
@@ -344,6 +359,7 @@ mod tests {
             intends: vec![],
             rewards: vec![],
             values: None,
+            asserts: Vec::new(),
             attentions: vec!["Calm".into(), "Alarmed".into(), "Busy".into()],
             attends: vec![
                 (believes(1), 1),

@@ -22,12 +22,12 @@
 use crate::eval::{EvalError, eval, eval_args};
 use hilbert_certificates::ir::*;
 use std::collections::BTreeSet;
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// A subterm. Children are shared, so that a step copies only the path it rewrites and the rest
 /// of the next state is this state's own subterms (equal values either way: sharing changes no
 /// rule, only what a copy costs).
-pub type Sub = Rc<Term>;
+pub type Sub = Arc<Term>;
 
 /// An instance's parameters and channels, shared by every state that holds the instance (they
 /// are fixed from the call on, but for a tail call, which makes new ones).
@@ -542,7 +542,7 @@ impl<'a> Semantics<'a> {
             cap: self.work_cap,
         };
         ctx.charge(term_size(&state.term));
-        let term = self.land_commands(Rc::new(state.term.clone()), &mut ctx);
+        let term = self.land_commands(Arc::new(state.term.clone()), &mut ctx);
         let work = ctx.total_work();
         if ctx.diverged {
             // A command from outside that diverges faults the whole scene, its beliefs as
@@ -562,7 +562,7 @@ impl<'a> Semantics<'a> {
             event: Event::Abort,
             effects,
             next: State {
-                term: Rc::unwrap_or_clone(term),
+                term: Arc::unwrap_or_clone(term),
                 beliefs,
             },
             work,
@@ -571,7 +571,7 @@ impl<'a> Semantics<'a> {
 
     fn fire(&self, state: &State, event: Event, actions: Vec<(Vec<usize>, Action)>) -> Step {
         let mut beliefs = state.beliefs.clone();
-        let term = self.fire_at(Rc::new(state.term.clone()), &actions, 0, false);
+        let term = self.fire_at(Arc::new(state.term.clone()), &actions, 0, false);
         let mut ctx = Ctx {
             beliefs: &mut beliefs,
             effects: Effects::default(),
@@ -594,8 +594,8 @@ impl<'a> Semantics<'a> {
                 event,
                 effects: Effects::default(),
                 next: State {
-                    term: Rc::unwrap_or_clone(self.fire_at(
-                        Rc::new(state.term.clone()),
+                    term: Arc::unwrap_or_clone(self.fire_at(
+                        Arc::new(state.term.clone()),
                         &actions,
                         0,
                         true,
@@ -610,7 +610,7 @@ impl<'a> Semantics<'a> {
             event,
             effects,
             next: State {
-                term: Rc::unwrap_or_clone(term),
+                term: Arc::unwrap_or_clone(term),
                 beliefs,
             },
             work,
@@ -635,7 +635,7 @@ impl<'a> Semantics<'a> {
             term = self.apply_command(term, issuer, command, target);
             term = map_waiting(term, &mut |mut t| {
                 if matches!(&*t, Term::Thread { mode, .. } if *mode == Mode::Waiting(number))
-                    && let Term::Thread { mode, .. } = Rc::make_mut(&mut t)
+                    && let Term::Thread { mode, .. } = Arc::make_mut(&mut t)
                 {
                     *mode = Mode::Running;
                 }
@@ -674,7 +674,7 @@ impl<'a> Semantics<'a> {
                     return term;
                 }
                 let p = self.rewrite_first(p.clone(), pred, f);
-                return Rc::new(Term::Interrupt(p, q.clone()));
+                return Arc::new(Term::Interrupt(p, q.clone()));
             }
             _ => {}
         }
@@ -722,11 +722,11 @@ impl<'a> Semantics<'a> {
                 None => After::End,
             },
         };
-        let handling = Rc::new(Term::Handling {
+        let handling = Arc::new(Term::Handling {
             body: self.handlers_of(&target, command),
             then,
         });
-        Rc::new(match &*target {
+        Arc::new(match &*target {
             Term::Label {
                 inst, label, start, ..
             } => Term::Label {
@@ -790,12 +790,12 @@ impl<'a> Semantics<'a> {
                 });
             }
         }
-        let mut term = Rc::new(Term::Done);
+        let mut term = Arc::new(Term::Done);
         for t in threads.into_iter().rev() {
-            term = Rc::new(if *term == Term::Done {
+            term = Arc::new(if *term == Term::Done {
                 t
             } else {
-                Term::Then(Rc::new(t), term)
+                Term::Then(Arc::new(t), term)
             });
         }
         term
@@ -817,7 +817,7 @@ impl<'a> Semantics<'a> {
             work: 0,
             cap: self.work_cap,
         };
-        self.run(Rc::new(term), &mut ctx, false)
+        self.run(Arc::new(term), &mut ctx, false)
     }
 
     /// Runs every running thread until it is ready or ended, and normalises what ended.
@@ -830,7 +830,7 @@ impl<'a> Semantics<'a> {
     fn run(&self, term: Sub, ctx: &mut Ctx, effects: bool) -> Sub {
         if ctx.depth >= MAX_NESTING {
             ctx.diverged = true;
-            return Rc::new(Term::Faulted(Fault::Diverged));
+            return Arc::new(Term::Faulted(Fault::Diverged));
         }
         ctx.depth += 1;
         let result = self.run_inner(term, ctx, effects);
@@ -840,7 +840,7 @@ impl<'a> Semantics<'a> {
 
     /// A subterm that a run leaves as it was is returned as it was (the same shared value).
     fn run_inner(&self, term: Sub, ctx: &mut Ctx, effects: bool) -> Sub {
-        let same = |a: &Sub, b: &Sub| Rc::ptr_eq(a, b);
+        let same = |a: &Sub, b: &Sub| Arc::ptr_eq(a, b);
         match &*term {
             Term::Done | Term::Faulted(_) | Term::Suspended(_) => term,
             Term::Thread {
@@ -863,7 +863,7 @@ impl<'a> Semantics<'a> {
                 } else if same(&f, first) {
                     term
                 } else {
-                    Rc::new(Term::Then(f, rest.clone()))
+                    Arc::new(Term::Then(f, rest.clone()))
                 }
             }
             Term::Par(children) => {
@@ -872,11 +872,11 @@ impl<'a> Semantics<'a> {
                     .map(|c| self.run(c.clone(), ctx, effects))
                     .collect();
                 if ran.iter().all(|c| **c == Term::Done) {
-                    Rc::new(Term::Done)
+                    Arc::new(Term::Done)
                 } else if ran.iter().zip(children).all(|(a, b)| same(a, b)) {
                     term
                 } else {
-                    Rc::new(Term::Par(ran))
+                    Arc::new(Term::Par(ran))
                 }
             }
             Term::Choice(alts) => {
@@ -888,7 +888,7 @@ impl<'a> Semantics<'a> {
                 if ran.iter().zip(alts).all(|(a, b)| same(a, b)) {
                     term
                 } else {
-                    Rc::new(Term::Choice(ran))
+                    Arc::new(Term::Choice(ran))
                 }
             }
             Term::Interrupt(p, q) => {
@@ -900,7 +900,7 @@ impl<'a> Semantics<'a> {
                 if same(&p2, p) && same(&q2, q) {
                     term
                 } else {
-                    Rc::new(Term::Interrupt(p2, q2))
+                    Arc::new(Term::Interrupt(p2, q2))
                 }
             }
             Term::Label {
@@ -915,7 +915,7 @@ impl<'a> Semantics<'a> {
                 } else if same(&b, body) {
                     term
                 } else {
-                    Rc::new(Term::Label {
+                    Arc::new(Term::Label {
                         inst: *inst,
                         label: *label,
                         body: b,
@@ -943,7 +943,7 @@ impl<'a> Semantics<'a> {
                 } else if same(&b, body) && new_params.is_none() {
                     term
                 } else {
-                    Rc::new(Term::Inst {
+                    Arc::new(Term::Inst {
                         inst: *inst,
                         plan: new_plan,
                         params: new_params.unwrap_or_else(|| params.clone()),
@@ -957,14 +957,14 @@ impl<'a> Semantics<'a> {
                     if same(&b, body) {
                         return term;
                     }
-                    return Rc::new(Term::Handling {
+                    return Arc::new(Term::Handling {
                         body: b,
                         then: then.clone(),
                     });
                 }
                 match then {
                     After::End => b,
-                    After::Suspend(saved) => Rc::new(Term::Suspended(saved.clone())),
+                    After::Suspend(saved) => Arc::new(Term::Suspended(saved.clone())),
                     After::Continue(saved) => self.run(saved.clone(), ctx, effects),
                     After::Restart(start) => self.run(start.clone(), ctx, effects),
                 }
@@ -982,7 +982,7 @@ impl<'a> Semantics<'a> {
         effects: bool,
     ) -> Sub {
         let ready = |plan: PlanId, stack: Vec<NodeId>, env: Vec<Value>| {
-            Rc::new(Term::Thread {
+            Arc::new(Term::Thread {
                 inst,
                 plan,
                 stack,
@@ -992,16 +992,16 @@ impl<'a> Semantics<'a> {
         };
         loop {
             let Some(&top) = stack.last() else {
-                return Rc::new(Term::Done);
+                return Arc::new(Term::Done);
             };
             if ctx.fuel == 0 {
                 ctx.diverged = true;
-                return Rc::new(Term::Faulted(Fault::Diverged));
+                return Arc::new(Term::Faulted(Fault::Diverged));
             }
             ctx.fuel -= 1;
             ctx.charge(self.costs.get(top.0 as usize).copied().unwrap_or(1));
             let Some(node) = self.node(top) else {
-                return Rc::new(Term::Faulted(Fault::Malformed(top)));
+                return Arc::new(Term::Faulted(Fault::Malformed(top)));
             };
             match node {
                 Node::Skip => {
@@ -1070,7 +1070,7 @@ impl<'a> Semantics<'a> {
                     ctx.issued += 1;
                     ctx.commands.push((number, inst, *command, *target));
                     stack.pop();
-                    return Rc::new(Term::Thread {
+                    return Arc::new(Term::Thread {
                         inst,
                         plan,
                         stack,
@@ -1098,7 +1098,7 @@ impl<'a> Semantics<'a> {
                         .map(|(_, n)| *n)
                         .or(*other);
                     let Some(arm) = arm else {
-                        return Rc::new(Term::Faulted(Fault::NoArm(top)));
+                        return Arc::new(Term::Faulted(Fault::NoArm(top)));
                     };
                     stack.pop();
                     stack.push(arm);
@@ -1122,7 +1122,7 @@ impl<'a> Semantics<'a> {
                             },
                             Arg::Chan(slot) => match env.get(slot.0 as usize) {
                                 Some(v) => v.clone(),
-                                None => return Rc::new(Term::Faulted(Fault::Malformed(top))),
+                                None => return Arc::new(Term::Faulted(Fault::Malformed(top))),
                             },
                         };
                         params.push(v);
@@ -1130,12 +1130,12 @@ impl<'a> Semantics<'a> {
                     stack.pop();
                     if *tail {
                         let Some(new_env) = self.fresh_env(inst, *callee, params) else {
-                            return Rc::new(Term::Faulted(Fault::Malformed(top)));
+                            return Arc::new(Term::Faulted(Fault::Malformed(top)));
                         };
                         let hp = self.handler_params(*callee, &new_env);
                         ctx.tail_calls.push((inst, *callee, hp));
                         let Some(code) = self.plan(*callee) else {
-                            return Rc::new(Term::Faulted(Fault::Malformed(top)));
+                            return Arc::new(Term::Faulted(Fault::Malformed(top)));
                         };
                         plan = *callee;
                         stack = vec![code.body];
@@ -1143,16 +1143,16 @@ impl<'a> Semantics<'a> {
                         continue;
                     }
                     let Some(child) = self.net.child(inst, top) else {
-                        return Rc::new(Term::Faulted(Fault::Malformed(top)));
+                        return Arc::new(Term::Faulted(Fault::Malformed(top)));
                     };
                     let Some(child_env) = self.fresh_env(child, *callee, params) else {
-                        return Rc::new(Term::Faulted(Fault::Malformed(top)));
+                        return Arc::new(Term::Faulted(Fault::Malformed(top)));
                     };
                     let Some(code) = self.plan(*callee) else {
-                        return Rc::new(Term::Faulted(Fault::Malformed(top)));
+                        return Arc::new(Term::Faulted(Fault::Malformed(top)));
                     };
                     let hp = self.handler_params(*callee, &child_env);
-                    let inner = Rc::new(Term::Thread {
+                    let inner = Arc::new(Term::Thread {
                         inst: child,
                         plan: *callee,
                         stack: vec![code.body],
@@ -1216,7 +1216,7 @@ impl<'a> Semantics<'a> {
 
     /// A new running thread at `node` with a copy of `env`.
     fn new_thread(&self, inst: u32, plan: PlanId, node: NodeId, env: &[Value]) -> Sub {
-        Rc::new(Term::Thread {
+        Arc::new(Term::Thread {
             inst,
             plan,
             stack: vec![node],
@@ -1247,13 +1247,13 @@ impl<'a> Semantics<'a> {
                 env,
                 mode: Mode::Running,
             };
-            Term::Then(Rc::new(term), Rc::new(rest))
+            Term::Then(Arc::new(term), Arc::new(rest))
         };
-        self.run(Rc::new(term), ctx, effects)
+        self.run(Arc::new(term), ctx, effects)
     }
 
     fn fault(&self, node: NodeId, e: EvalError, ctx: &mut Ctx) -> Sub {
-        Rc::new(Term::Faulted(match e {
+        Arc::new(Term::Faulted(match e {
             EvalError::Overflow => {
                 ctx.effects.overflow = true;
                 Fault::Overflow(node)
@@ -1269,7 +1269,7 @@ impl<'a> Semantics<'a> {
                 return self.fault(node, e, ctx);
             }
         }
-        Rc::new(Term::Faulted(Fault::Malformed(node)))
+        Arc::new(Term::Faulted(Fault::Malformed(node)))
     }
 
     /// The agent of this network.
@@ -1284,7 +1284,7 @@ fn map_children(term: Sub, f: &mut dyn FnMut(Sub) -> Sub) -> Sub {
     let mut changed = false;
     let mut g = |c: &Sub| {
         let d = f(c.clone());
-        changed |= !Rc::ptr_eq(&d, c);
+        changed |= !Arc::ptr_eq(&d, c);
         d
     };
     let mapped = match &*term {
@@ -1332,7 +1332,7 @@ fn map_children(term: Sub, f: &mut dyn FnMut(Sub) -> Sub) -> Sub {
         }
         _ => return term,
     };
-    if changed { Rc::new(mapped) } else { term }
+    if changed { Arc::new(mapped) } else { term }
 }
 
 /// The direct children of a term, in order (the same order `map_children` visits).
@@ -1587,7 +1587,7 @@ impl Semantics<'_> {
     ) -> Sub {
         if let Some((_, action)) = actions.iter().find(|(p, _)| p.len() == depth) {
             if fault {
-                return Rc::new(Term::Faulted(Fault::Diverged));
+                return Arc::new(Term::Faulted(Fault::Diverged));
             }
             return match &*term {
                 Term::Thread {
@@ -1610,7 +1610,7 @@ impl Semantics<'_> {
                             }
                         }
                     }
-                    Rc::new(Term::Thread {
+                    Arc::new(Term::Thread {
                         inst: *inst,
                         plan: *plan,
                         stack,
@@ -1641,7 +1641,7 @@ impl Semantics<'_> {
         match &*term {
             Term::Choice(cs) => {
                 let i = actions[0].0[depth];
-                let chosen = cs.get(i).cloned().unwrap_or_else(|| Rc::new(Term::Done));
+                let chosen = cs.get(i).cloned().unwrap_or_else(|| Arc::new(Term::Done));
                 self.fire_at(chosen, &below(i), depth, fault)
             }
             Term::Interrupt(p, q) => {
@@ -1649,7 +1649,7 @@ impl Semantics<'_> {
                     self.fire_at(q.clone(), &below(1), depth, fault)
                 } else {
                     let p = self.fire_at(p.clone(), &index(0), depth + 1, fault);
-                    Rc::new(Term::Interrupt(p, q.clone()))
+                    Arc::new(Term::Interrupt(p, q.clone()))
                 }
             }
             _ => {

@@ -3,9 +3,9 @@
 
 mod common;
 
-use hilbert_certificates::cert::{self, Body, DecodeError, StateTable, TermNode};
+use hilbert_certificates::cert::{self, Body, Counts, DecodeError};
 use hilbert_certificates::ir::{AtomExpr, BeliefId, Expr, Literal, MAX_NESTING, Node};
-use hilbert_kernel::check::{MAX_TERM_DEPTH, Verdict, check};
+use hilbert_kernel::check::{Verdict, check, check_within};
 
 fn production_line() -> Body {
     let built = common::certificates()
@@ -61,75 +61,6 @@ fn ir_nested_deeper_than_the_limit_is_refused_while_decoding_not_by_overflowing_
     let report = on_small_stack(move || check(&at, None));
     assert!(report.invalid.is_none(), "{:?}", report.invalid);
     assert!(report.admitted.is_some());
-}
-
-/// The production line's certificate with its state table replaced.
-fn with_table(table: StateTable) -> Vec<u8> {
-    let mut body = production_line();
-    body.states = table;
-    cert::encode(&body)
-}
-
-/// The index of a parameter list in a table, listed after the others when it is new (as a term
-/// appended to the table first uses it).
-fn param_list(table: &mut StateTable, list: Vec<hilbert_certificates::ir::Value>) -> u32 {
-    match table.params.iter().position(|p| *p == list) {
-        Some(i) => i as u32,
-        None => {
-            table.params.push(list);
-            table.params.len() as u32 - 1
-        }
-    }
-}
-
-#[test]
-fn a_term_nested_deeper_than_the_limit_is_refused_before_it_is_written_out() {
-    let chain = |depth: u32| {
-        let mut terms = vec![TermNode::Done];
-        for i in 1..depth {
-            terms.push(TermNode::Suspended(i - 1));
-        }
-        StateTable {
-            terms,
-            params: Vec::new(),
-            atoms: Vec::new(),
-            states: vec![(depth - 1, Vec::new())],
-        }
-    };
-    let deep = with_table(chain(100_000));
-    let report = on_small_stack(move || check(&deep, None));
-    let why = report.invalid.expect("invalid");
-    assert!(why.contains("nested") && why.contains("limit"), "{why}");
-    // At the limit the table decodes, and is refused only because it is not the scene.
-    let at = with_table(chain(MAX_TERM_DEPTH));
-    let report = on_small_stack(move || check(&at, None));
-    assert!(report.invalid.is_none(), "{:?}", report.invalid);
-    assert!(
-        report
-            .obligations
-            .iter()
-            .all(|(_, v)| matches!(v, Verdict::Refused(r) if r.rule == "scene.initial"))
-    );
-}
-
-#[test]
-fn shared_terms_that_would_write_out_to_an_exponential_tree_are_refused() {
-    // Term i is `term(i-1) ‖ term(i-1)`: 60 small table entries, 2^60 nodes written out.
-    let mut terms = vec![TermNode::Done];
-    for i in 1..60 {
-        terms.push(TermNode::Par(vec![i - 1, i - 1]));
-    }
-    let table = StateTable {
-        terms,
-        params: Vec::new(),
-        atoms: Vec::new(),
-        states: vec![(59, Vec::new())],
-    };
-    let bytes = with_table(table);
-    assert!(bytes.len() < 2_000);
-    let report = on_small_stack(move || check(&bytes, None));
-    let why = report.invalid.expect("invalid");
-    assert!(why.contains("nodes once written out"), "{why}");
 }
 
 #[test]
@@ -244,145 +175,71 @@ fn production_line_work() -> Body {
     cert::decode(&built.bytes).unwrap()
 }
 
-/// The production line's honest table with one more state: the root instance running a thread
-/// whose stack holds `commands` copies of the node `abort feed`, beside a suspended process of
-/// about `2^doublings` nodes once written out (`x ‖ x`, shared, `doublings` deep). Each `abort`
-/// lands with a search of the term for the label, so the step is `commands` times the size of
-/// the term, while its macro-step runs only `commands` nodes (issue 29, item 12).
-fn with_stacked_aborts(commands: usize, doublings: u32) -> Vec<u8> {
-    use hilbert_certificates::ir::{NodeId, PlanId, Value};
+/// The production line's Work certificate declaring another size of its scene.
+fn with_scene(states: u64, transitions: u64) -> Vec<u8> {
     let mut body = production_line_work();
-    let net = &body.ir.networks[body.network as usize];
-    let abort = net
-        .nodes
-        .iter()
-        .position(|n| matches!(n, Node::Command { .. }))
-        .expect("the production line aborts `feed`");
-    let table = &mut body.states;
-    let done = table
-        .terms
-        .iter()
-        .position(|t| matches!(t, TermNode::Done))
-        .map(|i| i as u32);
-    let chan = Value::Chan {
-        instance: 0,
-        plan: PlanId(0),
-        index: 0,
+    body.scene = Counts {
+        states,
+        transitions,
     };
-    let push = |t: TermNode, terms: &mut Vec<TermNode>| {
-        terms.push(t);
-        terms.len() as u32 - 1
-    };
-    // Children before their parent, left to right, each term once: the canonical order.
-    let thread = push(
-        TermNode::Thread {
-            inst: 0,
-            plan: PlanId(0),
-            stack: vec![NodeId(abort as u32); commands],
-            env: vec![chan.clone()],
-            ready: true,
-        },
-        &mut table.terms,
-    );
-    let mut big = match done {
-        Some(d) => d,
-        None => push(TermNode::Done, &mut table.terms),
-    };
-    for _ in 0..doublings {
-        big = push(TermNode::Par(vec![big, big]), &mut table.terms);
-    }
-    let suspended = push(TermNode::Suspended(big), &mut table.terms);
-    let par = push(TermNode::Par(vec![thread, suspended]), &mut table.terms);
-    let inst = push(
-        TermNode::Inst {
-            inst: 0,
-            plan: PlanId(0),
-            params: param_list(table, vec![chan]),
-            body: par,
-        },
-        &mut table.terms,
-    );
-    table.states.push((inst, Vec::new()));
     cert::encode(&body)
 }
 
 #[test]
-fn a_step_whose_commands_search_a_large_term_is_charged_for_the_search() {
-    // 6,000 commands, each searching a term of 2^19 nodes: 3·10^9 nodes visited by one step,
-    // which ran only 6,000 nodes: before the search was charged, this took minutes.
-    let bytes = with_stacked_aborts(6_000, 18);
-    refused_for_its_work(bytes);
-}
-
-/// The production line's honest table with one more state: the root instance over a process
-/// whose `2^doublings` threads (`x ‖ x`, shared) each wait to receive, under `wrappers` nested
-/// `Then`s, so every offer's path is `wrappers + doublings` long.
-fn with_deep_offers(doublings: u32, wrappers: u32) -> Vec<u8> {
-    use hilbert_certificates::ir::{NodeId, PlanId, Value};
-    let mut body = production_line_work();
-    let net = &body.ir.networks[body.network as usize];
-    let recv = net
-        .nodes
-        .iter()
-        .position(|n| matches!(n, Node::Recv { .. }))
-        .expect("the production line receives parts");
-    let table = &mut body.states;
-    let chan = Value::Chan {
-        instance: 0,
-        plan: PlanId(0),
-        index: 0,
-    };
-    let push = |t: TermNode, terms: &mut Vec<TermNode>| {
-        terms.push(t);
-        terms.len() as u32 - 1
-    };
-    let mut t = push(
-        TermNode::Thread {
-            inst: 0,
-            plan: PlanId(0),
-            stack: vec![NodeId(recv as u32)],
-            env: vec![chan.clone(), Value::Int(0), Value::Int(0)],
-            ready: true,
-        },
-        &mut table.terms,
+fn a_scene_of_another_size_than_declared_is_refused() {
+    let real = production_line_work().scene;
+    assert!(
+        check(&with_scene(real.states, real.transitions), None)
+            .admitted
+            .is_some()
     );
-    let leaf = t;
-    for _ in 0..doublings {
-        t = push(TermNode::Par(vec![t, t]), &mut table.terms);
+    let (s, t) = (real.states, real.transitions);
+    for (states, transitions) in [
+        (s - 1, t),
+        (s + 1, t),
+        (s, t - 1),
+        (s, t + 1),
+        (1, 0),
+        (0, 0),
+    ] {
+        let report = check(&with_scene(states, transitions), None);
+        assert!(report.admitted.is_none(), "{states}, {transitions}");
+        assert!(report.invalid.is_none(), "{:?}", report.invalid);
+        for (name, v) in &report.obligations {
+            let Verdict::Refused(r) = v else {
+                panic!("{name} proved of a scene declared {states} states, {transitions} steps")
+            };
+            assert!(
+                r.rule == "states.count" || r.rule.ends_with(".count"),
+                "{r:?}"
+            );
+        }
     }
-    for _ in 0..wrappers {
-        t = push(TermNode::Then(t, leaf), &mut table.terms);
-    }
-    let inst = push(
-        TermNode::Inst {
-            inst: 0,
-            plan: PlanId(0),
-            params: param_list(table, vec![chan]),
-            body: t,
-        },
-        &mut table.terms,
-    );
-    table.states.push((inst, Vec::new()));
-    cert::encode(&body)
 }
 
 #[test]
-fn the_paths_of_a_states_offers_are_charged_as_they_are_listed() {
-    // 2^17 receivers (the most a state may hold), each 17 + 200 deep: 28 million path entries
-    // (over 200 MB) listed before the state's step was charged.
-    let bytes = with_deep_offers(17, 200);
-    refused_for_its_work(bytes);
-}
-
-/// A small certificate is refused as over its work limit, within seconds (it took minutes, or
-/// hundreds of megabytes, before its work was charged as it was done).
-fn refused_for_its_work(bytes: Vec<u8>) {
-    assert!(bytes.len() < 64 * 1024, "{}", bytes.len());
-    let started = std::time::Instant::now();
-    let report = on_small_stack(move || check(&bytes, None));
-    let took = started.elapsed();
+fn a_scene_declared_too_small_is_refused_once_it_passes_the_count() {
+    // Declared 1 state: the kernel stops at its second, having done the work of one state.
+    let real = production_line_work().scene;
+    let whole = check(&with_scene(real.states, real.transitions), None).work;
+    let report = check(&with_scene(1, 0), None);
     assert!(report.admitted.is_none());
-    let why = report.invalid.expect("refused as over its work limit");
-    assert!(why.contains("more work than the kernel's limit"), "{why}");
-    assert!(took < std::time::Duration::from_secs(10), "took {took:?}");
+    assert!(report.work * 4 < whole, "{} of {whole}", report.work);
+}
+
+#[test]
+fn an_auditor_bounds_the_declared_states_before_any_exploration() {
+    let honest = production_line_work();
+    let all = honest.declared_states();
+    let bytes = cert::encode(&honest);
+    assert!(check_within(&bytes, None, all).admitted.is_some());
+    let report = check_within(&bytes, None, all - 1);
+    let why = report.invalid.expect("over the auditor's bound");
+    assert!(why.contains(&format!("declares {all} states")), "{why}");
+    assert_eq!(report.work, 0);
+    // A declared count the kernel could never number is refused before any work too.
+    let huge = with_scene(u64::MAX, 0);
+    let report = check_within(&huge, None, 10_000_000);
+    assert!(report.invalid.is_some());
+    assert_eq!(report.work, 0);
 }

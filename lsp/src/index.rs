@@ -444,6 +444,12 @@ impl Builder<'_> {
                         Symbol::Attention(name.clone(), attention.name.to_string()),
                     );
                 }
+                MemberKind::Assert { pattern, .. } => {
+                    let s = scope(self);
+                    for cond in pattern.conds() {
+                        self.expr(cond, &s);
+                    }
+                }
                 MemberKind::Reward { plan, cond, .. } => {
                     self.refer(
                         plan.span,
@@ -809,6 +815,22 @@ impl Builder<'_> {
                         self.refer(
                             a.span,
                             Symbol::Attention(agent.to_string(), a.name.to_string()),
+                        );
+                    }
+                }
+                ExprKind::Desires(d) => {
+                    if let Scope::Agent { agent, .. } = scope {
+                        self.refer(
+                            d.span,
+                            Symbol::Desire(agent.to_string(), d.name.to_string()),
+                        );
+                    }
+                }
+                ExprKind::Intends(p) => {
+                    if let Scope::Agent { agent, .. } = scope {
+                        self.refer(
+                            p.span,
+                            Symbol::Binding(agent.to_string(), p.name.to_string()),
                         );
                     }
                 }

@@ -2,7 +2,7 @@
 //! desire the binding serves, release, tell feasibility; with the reachable belief sets and the
 //! shortest counterexample lengths.
 
-use crate::model::{Code, Ex, Model, PlanId, Sym};
+use crate::model::{Code, Ex, Model, Pattern, PlanId, Sym};
 use crate::sem::{
     Beliefs, Env, Fault, Machine, State, T, Val, eval, holds, root_suspended, settled,
 };
@@ -49,11 +49,13 @@ pub enum Kind {
     Tell,
     /// `Plan_tell_feasible_N` of a tell inside a handler (`on stop`, `on resume`, `on abort`).
     HandlerTell,
+    /// `Plan_assert_name`.
+    Assert,
 }
 
 impl Kind {
     /// Every kind, in the order the reports list them.
-    pub const ALL: [Kind; 7] = [
+    pub const ALL: [Kind; 8] = [
         Kind::NoDeadlock,
         Kind::Live,
         Kind::Released,
@@ -61,6 +63,7 @@ impl Kind {
         Kind::Stoppable,
         Kind::Tell,
         Kind::HandlerTell,
+        Kind::Assert,
     ];
 
     /// How a campaign's report counts the theorems of this kind it compared.
@@ -73,6 +76,7 @@ impl Kind {
             Kind::Stoppable => "compared:stoppable",
             Kind::Tell => "compared:tell in a body",
             Kind::HandlerTell => "compared:tell in a handler",
+            Kind::Assert => "compared:assert",
         }
     }
 }
@@ -110,6 +114,8 @@ pub struct Network {
 struct Graph {
     states: Vec<State>,
     succ: Vec<Vec<u32>>,
+    /// Per state, per step (as in `succ`): the instances that took it.
+    takers: Vec<Vec<Vec<u32>>>,
     dist: Vec<u32>,
     too_big: bool,
     infeasible: BTreeSet<(PlanId, u32)>,
@@ -128,6 +134,7 @@ fn search(
     let mut g = Graph {
         states: Vec::new(),
         succ: Vec::new(),
+        takers: Vec::new(),
         dist: Vec::new(),
         too_big: false,
         infeasible: BTreeSet::new(),
@@ -142,6 +149,7 @@ fn search(
             queue.push_back(g.states.len() as u32);
             g.states.push(s);
             g.succ.push(Vec::new());
+            g.takers.push(Vec::new());
             g.dist.push(0);
         }
     }
@@ -151,7 +159,9 @@ fn search(
             continue;
         }
         let mut next = Vec::new();
+        let mut who = Vec::new();
         for (t, fx) in mc.steps(&s) {
+            who.push(fx.takers.clone());
             g.overflow |= fx.overflow;
             g.diverges |= fx.diverged;
             for (p, n, ok) in fx.tells {
@@ -170,6 +180,7 @@ fn search(
                     index.insert(t.clone(), j);
                     g.states.push(t);
                     g.succ.push(Vec::new());
+                    g.takers.push(Vec::new());
                     g.dist.push(g.dist[i as usize] + 1);
                     queue.push_back(j);
                     j
@@ -178,8 +189,103 @@ fn search(
             next.push(j);
         }
         g.succ[i as usize] = next;
+        g.takers[i as usize] = who;
     }
     g
+}
+
+/// Whether, from the states `from` and within the states where `inside` holds, some weakly
+/// fair maximal path stays inside (docs/semantics.md, "Weak fairness"): one reaches a state
+/// with no step, or a strongly connected set of states inside (Kosaraju's two passes) with a
+/// step inside it and in which every instance that can move in all of its states moves on one
+/// of its steps — a cycle through all of it is weakly fair.
+fn avoids_fairly(g: &Graph, from: &[u32], inside: &dyn Fn(usize) -> bool) -> bool {
+    let n = g.states.len();
+    let edges = |i: usize| g.succ[i].iter().map(|&j| j as usize).filter(|&j| inside(j));
+    // Pass 1: the finishing order of a depth-first search over the states inside.
+    let mut seen = vec![false; n];
+    let mut order = Vec::new();
+    for r in (0..n).filter(|&r| inside(r)) {
+        if seen[r] {
+            continue;
+        }
+        seen[r] = true;
+        let mut stack = vec![(r, 0usize)];
+        while let Some((i, k)) = stack.pop() {
+            match edges(i).nth(k) {
+                Some(j) => {
+                    stack.push((i, k + 1));
+                    if !seen[j] {
+                        seen[j] = true;
+                        stack.push((j, 0));
+                    }
+                }
+                None => order.push(i),
+            }
+        }
+    }
+    // Pass 2: over the reversed edges, in reverse finishing order.
+    let mut back = vec![Vec::new(); n];
+    for i in (0..n).filter(|&i| inside(i)) {
+        for j in edges(i) {
+            back[j].push(i);
+        }
+    }
+    let mut comp = vec![usize::MAX; n];
+    let mut count = 0;
+    for &r in order.iter().rev() {
+        if comp[r] != usize::MAX {
+            continue;
+        }
+        let mut stack = vec![r];
+        comp[r] = count;
+        while let Some(i) = stack.pop() {
+            for &j in &back[i] {
+                if comp[j] == usize::MAX {
+                    comp[j] = count;
+                    stack.push(j);
+                }
+            }
+        }
+        count += 1;
+    }
+    let instances: BTreeSet<u32> = g.takers.iter().flatten().flatten().copied().collect();
+    let fair_component = |c: usize| {
+        let members: Vec<usize> = (0..n).filter(|&i| comp[i] == c).collect();
+        let comp = &comp;
+        let inner = |i: usize| {
+            (g.succ[i].iter().zip(&g.takers[i])).filter(move |(j, _)| comp[**j as usize] == c)
+        };
+        members.iter().any(|&i| inner(i).next().is_some())
+            && instances.iter().all(|p| {
+                members.iter().any(|&i| {
+                    !g.takers[i].iter().any(|w| w.contains(p))
+                        || inner(i).any(|(_, w)| w.contains(p))
+                })
+            })
+    };
+    let fair: Vec<bool> = (0..count).map(fair_component).collect();
+    // Reachable from `from` inside: a dead end or a state of a fair component.
+    let mut seen = vec![false; n];
+    let mut stack: Vec<usize> = from
+        .iter()
+        .map(|&i| i as usize)
+        .filter(|&i| inside(i))
+        .collect();
+    for &i in &stack {
+        seen[i] = true;
+    }
+    while let Some(i) = stack.pop() {
+        if g.succ[i].is_empty() || fair[comp[i]] {
+            return true;
+        }
+        for j in edges(i) {
+            if !std::mem::replace(&mut seen[j], true) {
+                stack.push(j);
+            }
+        }
+    }
+    false
 }
 
 fn has_overflow(t: &T) -> bool {
@@ -593,7 +699,11 @@ pub fn decide(m: &Model, a: usize, b: usize, max_states: usize) -> Network {
                             .any(|c| holds(c, &env, &s.beliefs, att))
                     })
                     .collect();
-                let (fails, len) = avoids(g, &[0], &|i| !goal[i]);
+                let (fails, len) = match desire.fair {
+                    // docs/semantics.md, "Weak fairness": no length is compared.
+                    true => (avoids_fairly(g, &[0], &|i| !goal[i]), None),
+                    false => avoids(g, &[0], &|i| !goal[i]),
+                };
                 if fails {
                     Verdict::Refuted(len)
                 } else {
@@ -719,5 +829,148 @@ pub fn decide(m: &Model, a: usize, b: usize, max_states: usize) -> Network {
             });
         }
     }
+    // docs/semantics.md, "Assertions": each assertion of the agent, in every network of it.
+    // `desires D` and `intends P` are read from the rules: D is released when one of its
+    // `achieved` conditions holds, or (single-minded) one of its `impossible` ones.
+    let released = |d: usize, b: &Beliefs, att: Option<Sym>| {
+        let x = &agent.desires[d];
+        x.achieved.iter().any(|c| holds(c, &env, b, att))
+            || (agent.single_minded && x.impossible.iter().any(|c| holds(c, &env, b, att)))
+    };
+    let mental = |e: &Ex| -> Vec<usize> {
+        match e {
+            Ex::Desires(n) => agent
+                .desires
+                .iter()
+                .position(|d| d.name == *n)
+                .into_iter()
+                .collect(),
+            Ex::Intends(n) => {
+                let p = agent.bindings.iter().position(|b| b.name == *n);
+                (agent.intends.iter())
+                    .filter(|(b, _)| Some(*b) == p)
+                    .map(|(_, d)| *d)
+                    .collect()
+            }
+            _ => Vec::new(),
+        }
+    };
+    fn leaves<'e>(e: &'e Ex, out: &mut Vec<&'e Ex>) {
+        match e {
+            Ex::Neg(a) | Ex::Not(a) => leaves(a, out),
+            Ex::Bin(_, a, b) => {
+                leaves(a, out);
+                leaves(b, out);
+            }
+            _ => out.push(e),
+        }
+    }
+    // The condition with its mental tests decided at beliefs `b` (they bind nothing).
+    fn decided(e: &Ex, f: &dyn Fn(&Ex) -> bool) -> Ex {
+        match e {
+            Ex::Desires(_) | Ex::Intends(_) => Ex::Bool(f(e)),
+            Ex::Neg(a) => Ex::Neg(Box::new(decided(a, f))),
+            Ex::Not(a) => Ex::Not(Box::new(decided(a, f))),
+            Ex::Bin(op, a, b) => Ex::Bin(*op, Box::new(decided(a, f)), Box::new(decided(b, f))),
+            _ => e.clone(),
+        }
+    }
+    for a in &agent.asserts {
+        let unset = a.conds.iter().any(|c| {
+            let mut all = Vec::new();
+            leaves(c, &mut all);
+            let minds: Vec<usize> = all.iter().flat_map(|l| mental(l)).collect();
+            let mind = all
+                .iter()
+                .any(|l| matches!(l, Ex::Desires(_) | Ex::Intends(_)));
+            let d_unset = minds.iter().any(|&d| {
+                let x = &agent.desires[d];
+                x.achieved.iter().chain(&x.impossible).any(&reads_unset)
+            });
+            reads_unset(c)
+                || d_unset
+                || ((mind || reads_attending(c))
+                    && agent.attends.iter().any(|(c, _)| reads_unset(c)))
+        });
+        let verdict = match (&why, &g) {
+            (Some(w), _) => Verdict::Unproved(w.clone()),
+            _ if unset => Verdict::Unproved("the assertion reads a parameter with no value".into()),
+            (None, Some(g)) => {
+                let truth: Vec<Vec<bool>> = (a.conds.iter())
+                    .map(|c| {
+                        (g.states.iter())
+                            .map(|st| {
+                                let att = attention(&st.beliefs);
+                                // `desires D`: D not released; `intends P`: some intend
+                                // rule of P whose desire is not released.
+                                let f = |m: &Ex| {
+                                    mental(m).iter().any(|&d| !released(d, &st.beliefs, att))
+                                };
+                                holds(&decided(c, &f), &env, &st.beliefs, att)
+                            })
+                            .collect()
+                    })
+                    .collect();
+                assert_verdict(g, a.pattern, a.fair, &truth)
+            }
+            _ => unreachable!(),
+        };
+        out.theorems.push(Theorem {
+            name: format!("{plan_name}_assert_{}", a.name),
+            kind: Kind::Assert,
+            verdict,
+        });
+    }
     out
+}
+
+/// An assertion's verdict on the scene's graph, from each condition's truth in each state
+/// (docs/semantics.md, "Assertions"); the length of the shortest counterexample for the
+/// safety patterns (a path to where it fails).
+fn assert_verdict(g: &Graph, pattern: Pattern, fair: bool, truth: &[Vec<bool>]) -> Verdict {
+    let n = g.states.len();
+    let shortest = |allowed: &dyn Fn(usize) -> bool, bad: &dyn Fn(usize) -> bool| {
+        // Breadth first from the scene through the states `allowed`.
+        let mut dist = vec![usize::MAX; n];
+        let mut queue = VecDeque::new();
+        if n > 0 && allowed(0) {
+            dist[0] = 0;
+            queue.push_back(0);
+        }
+        while let Some(i) = queue.pop_front() {
+            if bad(i) {
+                return Verdict::Refuted(Some(dist[i]));
+            }
+            for &j in &g.succ[i] {
+                let j = j as usize;
+                if allowed(j) && dist[j] == usize::MAX {
+                    dist[j] = dist[i] + 1;
+                    queue.push_back(j);
+                }
+            }
+        }
+        Verdict::Proved
+    };
+    // Whether some (weakly fair, with `fair`) maximal path from `from` avoids ψ.
+    let escapes = |from: &[u32], psi: &[bool]| match fair {
+        true => avoids_fairly(g, from, &|i| !psi[i]),
+        false => avoids(g, from, &|i| !psi[i]).0,
+    };
+    let refuted = |bad: bool| {
+        if bad {
+            Verdict::Refuted(None)
+        } else {
+            Verdict::Proved
+        }
+    };
+    match pattern {
+        Pattern::Always => shortest(&|_| true, &|i| !truth[0][i]),
+        Pattern::Never => shortest(&|_| true, &|i| truth[0][i]),
+        Pattern::Precedes => shortest(&|i| !truth[0][i], &|i| truth[1][i]),
+        Pattern::Eventually => refuted(escapes(&[0], &truth[0])),
+        Pattern::LeadsTo => {
+            let from: Vec<u32> = (0..n as u32).filter(|&i| truth[0][i as usize]).collect();
+            refuted(escapes(&from, &truth[1]))
+        }
+    }
 }

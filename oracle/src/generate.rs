@@ -252,6 +252,15 @@ pub const CONSTRUCTS: &[&str] = &[
     "agent:commit single_minded",
     "agent:commit open_minded",
     "agents:two telling each other",
+    "assert:always",
+    "assert:never",
+    "assert:precedes",
+    "assert:eventually",
+    "assert:leads to",
+    "assert:under weak fairness",
+    "assert:desires",
+    "assert:intends",
+    "agent:desire under weak fairness",
     "proc:SKIP",
     "proc:STOP",
     "proc:;",
@@ -1144,6 +1153,60 @@ pub fn project(seed: u64, cov: &mut Coverage, avoid: &[String]) -> Project {
                 c
             };
             members.push(format!("when {c} attend Alarmed"));
+        }
+        // Assertions (issue 34), drawn last so that the rest of the agent is as before.
+        if g.rng.pct(60) {
+            for k in 0..1 + g.rng.below(2) {
+                let mut c = [0, 1].map(|_| g.cond(me, other, &aparams, 1));
+                if g.rng.pct(25) {
+                    let (hit, test) = match g.rng.below(2) {
+                        0 => (
+                            "assert:desires",
+                            format!("desires D{}", g.rng.below(ndesires)),
+                        ),
+                        _ => ("assert:intends", "intends Run".to_string()),
+                    };
+                    g.hit(hit);
+                    c[0] = format!("({} ∨ {test})", c[0]);
+                }
+                let fair = |g: &mut Gen| match g.rng.pct(40) {
+                    true => {
+                        g.hit("assert:under weak fairness");
+                        " under weak fairness"
+                    }
+                    false => "",
+                };
+                let [a, b] = &c;
+                let line = match g.rng.below(5) {
+                    0 => {
+                        g.hit("assert:always");
+                        format!("assert p{k}: always {a}")
+                    }
+                    1 => {
+                        g.hit("assert:never");
+                        format!("assert p{k}: never {a}")
+                    }
+                    2 => {
+                        g.hit("assert:precedes");
+                        format!("assert p{k}: {a} precedes {b}")
+                    }
+                    3 => {
+                        g.hit("assert:eventually");
+                        format!("assert p{k}: eventually {a}{}", fair(&mut g))
+                    }
+                    _ => {
+                        g.hit("assert:leads to");
+                        format!("assert p{k}: {a} leads to {b}{}", fair(&mut g))
+                    }
+                };
+                members.push(line);
+            }
+        }
+        for m in members.iter_mut().filter(|m| m.starts_with("desire ")) {
+            if g.rng.pct(25) {
+                g.hit("agent:desire under weak fairness");
+                m.push_str(" under weak fairness");
+            }
         }
         agents.push(GAgent {
             name: me.to_string(),

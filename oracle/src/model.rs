@@ -66,6 +66,10 @@ pub enum Ex {
     Believes(Option<Sym>, Sym, Vec<Ex>),
     /// `attending A`.
     Attending(Sym),
+    /// `desires D` (in an assertion), by the desire's name.
+    Desires(String),
+    /// `intends P` (in an assertion), by the binding's name.
+    Intends(String),
     /// Something the oracle does not model (a function call, a feature).
     Unsupported,
 }
@@ -106,6 +110,8 @@ impl Ex {
                 Ex::Believes(told, names.sym(atom.pred.name.as_str()), args)
             }
             ExprKind::Attending(a) => Ex::Attending(names.sym(a.name.as_str())),
+            ExprKind::Desires(d) => Ex::Desires(d.name.to_string()),
+            ExprKind::Intends(p) => Ex::Intends(p.name.to_string()),
             _ => Ex::Unsupported,
         }
     }
@@ -215,6 +221,36 @@ pub struct DesireDef {
     pub impossible: Vec<Ex>,
     /// `priority N` (0 when not written).
     pub priority: i64,
+    /// `under weak fairness`.
+    pub fair: bool,
+}
+
+/// The pattern of an assertion (docs/semantics.md, "Assertions").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pattern {
+    /// `always φ`.
+    Always,
+    /// `never φ`.
+    Never,
+    /// `eventually φ`.
+    Eventually,
+    /// `φ leads to ψ`.
+    LeadsTo,
+    /// `ψ precedes φ` (conditions in source order: ψ, then φ).
+    Precedes,
+}
+
+/// An `assert` of an agent.
+#[derive(Clone, Debug)]
+pub struct AssertDef {
+    /// Its name.
+    pub name: String,
+    /// Its pattern.
+    pub pattern: Pattern,
+    /// Its conditions, in source order.
+    pub conds: Vec<Ex>,
+    /// `under weak fairness`.
+    pub fair: bool,
 }
 
 /// A plan binding.
@@ -245,6 +281,10 @@ pub struct AgentDef {
     pub bindings: Vec<BindingDef>,
     /// Whether it is `commit single_minded` (released by what it believes impossible).
     pub single_minded: bool,
+    /// `intend P for D`: the binding and the desire (indices), whatever the condition.
+    pub intends: Vec<(usize, usize)>,
+    /// Its assertions, in source order.
+    pub asserts: Vec<AssertDef>,
 }
 
 /// The oracle's program.
@@ -372,6 +412,28 @@ impl Model {
                         .map(|r| Ex::of(&r.cond, &mut m.names, me))
                         .collect(),
                     priority: d.priority,
+                    fair: d.fair,
+                })
+                .collect();
+            let asserts = (a.asserts.iter())
+                .map(|r| {
+                    use hilbert_frontend::syntax::ast::AssertPattern as P;
+                    let pattern = match &r.pattern {
+                        P::Always(_) => Pattern::Always,
+                        P::Never(_) => Pattern::Never,
+                        P::Eventually(_) => Pattern::Eventually,
+                        P::LeadsTo(..) => Pattern::LeadsTo,
+                        P::Precedes(..) => Pattern::Precedes,
+                    };
+                    let conds = (r.pattern.conds().into_iter())
+                        .map(|e| Ex::of(e, &mut m.names, me))
+                        .collect();
+                    AssertDef {
+                        name: r.name.clone(),
+                        pattern,
+                        conds,
+                        fair: r.fair,
+                    }
                 })
                 .collect();
             let initial = a
@@ -413,6 +475,8 @@ impl Model {
                 attends,
                 bindings,
                 single_minded: a.commit == Some(CommitmentStrategy::SingleMinded),
+                intends: a.intends.iter().map(|r| (r.binding, r.desire)).collect(),
+                asserts,
             });
         }
         m

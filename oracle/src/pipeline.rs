@@ -204,6 +204,35 @@ pub fn run(src: &Sources, max_states: usize) -> Outcome {
 }
 
 /// [`run`], without catching a panic.
+/// The build's proofs of a project (its theorems and certificates), as `run` makes them, or
+/// the codes of the errors that refused it.
+pub fn build(src: &Sources, max_states: usize) -> Result<obligations::Proofs, Vec<String>> {
+    let Front {
+        loaded,
+        parsed,
+        program,
+        specs,
+    } = front(src)?;
+    let args = hilbert_frontend::resolve_params(&program, &specs)
+        .map_err(|e| vec![format!("param: {e}")])?;
+    let (ir, found) = lower::lower(&program, &parsed, &args);
+    if found.iter().any(Diagnostic::is_error) {
+        return Err(errors(&found));
+    }
+    let limits = Limits {
+        max_states,
+        jobs: 1,
+        max_memory: u64::MAX,
+    };
+    Ok(obligations::prove(
+        &ir,
+        &program,
+        &loaded.sources,
+        &[],
+        limits,
+    ))
+}
+
 fn run_both(src: &Sources, max_states: usize) -> Outcome {
     let Front {
         loaded,
@@ -269,7 +298,9 @@ fn run_both(src: &Sources, max_states: usize) -> Outcome {
 }
 
 fn kind_of(name: &str) -> Kind {
-    if name.ends_with("_no_deadlock") {
+    if name.contains("_assert_") {
+        Kind::Assert
+    } else if name.ends_with("_no_deadlock") {
         Kind::NoDeadlock
     } else if name.contains("_live_") {
         Kind::Live

@@ -144,6 +144,8 @@ pub struct Effects {
     pub overflow: bool,
     /// Whether the step diverged (ran out of its budget, or repeated a configuration).
     pub diverged: bool,
+    /// The instances of the threads that took the step (for weak fairness).
+    pub takers: Vec<u32>,
 }
 
 /// The machine for one network: the model, and the instance table (made as calls are met).
@@ -260,7 +262,12 @@ pub fn eval(e: &Ex, env: &Env) -> Result<Val, Fault> {
                 }
             }
         }
-        Ex::Wild | Ex::Believes(..) | Ex::Attending(_) | Ex::Unsupported => {
+        Ex::Wild
+        | Ex::Believes(..)
+        | Ex::Attending(_)
+        | Ex::Desires(_)
+        | Ex::Intends(_)
+        | Ex::Unsupported => {
             return Err(Fault::Unsupported);
         }
     })
@@ -920,9 +927,15 @@ impl<'m> Machine<'m> {
         collect(&s.term, &mut Vec::new(), &mut actors, self.m);
         let mut out = Vec::new();
         // τ-steps first, in term order.
+        let inst = |p: &[u16]| match node_at(&s.term, p) {
+            Some(T::Th(th)) => vec![th.inst],
+            _ => Vec::new(),
+        };
         for a in &actors {
             if let Actor::Tau(p) = a {
-                out.push(self.fire(s, &[(p.clone(), Act::Tau)]));
+                let mut step = self.fire(s, &[(p.clone(), Act::Tau)]);
+                step.1.takers = inst(p);
+                out.push(step);
             }
         }
         for a in &actors {
@@ -934,10 +947,12 @@ impl<'m> Machine<'m> {
                 }
                 let common = ps.iter().zip(pr).take_while(|(a, b)| a == b).count();
                 if node_at(&s.term, &ps[..common]).is_some_and(|n| matches!(n, T::Par(_))) {
-                    out.push(self.fire(
+                    let mut step = self.fire(
                         s,
                         &[(ps.clone(), Act::Send), (pr.clone(), Act::Recv(*x, *v))],
-                    ));
+                    );
+                    step.1.takers = [inst(ps), inst(pr)].concat();
+                    out.push(step);
                 }
             }
         }

@@ -1,5 +1,5 @@
-//! Certificates: the explored states of a network and one witness per obligation, encoded
-//! canonically for the kernel (`certificates::cert`).
+//! Certificates: the size of a network's explored scene and one witness per obligation, encoded
+//! canonically for the kernel (`certificates::cert`), which explores the scene again itself.
 //!
 //! The frontend always writes a witness of the right kind for every obligation the kernel
 //! derives, even for a theorem it refuted or could not prove: the kernel then refuses it by its
@@ -7,91 +7,16 @@
 
 use crate::explore::{Graph, Space, StateId};
 use crate::obligations::{Outside, explore_commands};
-use hilbert_certificates::cert::{
-    self, AtomRec, Body, Feature, RankExpr, SourceDigest, StateTable, TermNode, Witness,
-};
-use hilbert_certificates::ir::{Ir, Value};
+use hilbert_certificates::cert::{self, Body, Counts, Feature, RankExpr, SourceDigest, Witness};
+use hilbert_certificates::ir::Ir;
 use hilbert_kernel::check::{Kind, obligations};
-use hilbert_kernel::semantics::{After, Atom, Semantics, State, Term};
+use hilbert_kernel::semantics::{After, Semantics, State, Term};
 use std::collections::{BTreeSet, HashMap};
 
-/// Builds the canonical table of `states`: terms hash-consed in first-use order (children
-/// before parents), atoms in first-use order.
-pub fn state_table(states: &[State]) -> StateTable {
-    space_table(states.len(), &|i| states[i].clone())
-}
-
-/// The table of `n` states produced one at a time by `state`, so that only one state's full
-/// term is ever held besides the table itself.
-fn space_table(n: usize, state: &dyn Fn(usize) -> State) -> StateTable {
-    let mut t = TableBuilder::default();
-    for i in 0..n {
-        let s = state(i);
-        let term = t.term(&s.term);
-        let mut atoms: Vec<u32> = s.beliefs.iter().map(|a| t.atom(a)).collect();
-        atoms.sort_unstable();
-        t.table.states.push((term, atoms));
-    }
-    t.table
-}
-
-#[derive(Default)]
-struct TableBuilder {
-    table: StateTable,
-    terms: HashMap<TermNode, u32>,
-    params: HashMap<Vec<Value>, u32>,
-    atoms: HashMap<AtomRec, u32>,
-}
-
-impl TableBuilder {
-    fn intern(&mut self, node: TermNode) -> u32 {
-        if let Some(&i) = self.terms.get(&node) {
-            return i;
-        }
-        let i = self.table.terms.len() as u32;
-        self.table.terms.push(node.clone());
-        self.terms.insert(node, i);
-        i
-    }
-
-    fn atom(&mut self, a: &Atom) -> u32 {
-        let rec = hilbert_kernel::check::atom_rec(a);
-        if let Some(&i) = self.atoms.get(&rec) {
-            return i;
-        }
-        let i = self.table.atoms.len() as u32;
-        self.table.atoms.push(rec.clone());
-        self.atoms.insert(rec, i);
-        i
-    }
-
-    fn term(&mut self, term: &Term) -> u32 {
-        // Every child gets a number (it is interned first), so the node always exists.
-        let node = hilbert_kernel::check::term_node(term, &mut |c| {
-            Some(match c {
-                Ok(c) => self.term(c),
-                Err(p) => self.param_list(p),
-            })
-        })
-        .unwrap_or(TermNode::Done);
-        self.intern(node)
-    }
-
-    fn param_list(&mut self, p: &[Value]) -> u32 {
-        if let Some(&i) = self.params.get(p) {
-            return i;
-        }
-        let i = self.table.params.len() as u32;
-        self.table.params.push(p.to_vec());
-        self.params.insert(p.to_vec(), i);
-        i
-    }
-}
-
-/// The canonical order of a graph's states, the one the kernel requires: breadth-first from the
-/// graph's starts in order, each state's successors in the order of its steps. `order[k]` is the
-/// graph's id of the table's state `k`. (States the walk does not meet, which an explored graph
-/// never has, come last; the kernel refuses such a table.)
+/// The canonical order of a graph's states, the one the kernel numbers them in: breadth-first
+/// from the graph's starts in order, each state's successors in the order of its steps.
+/// `order[k]` is the graph's id of the kernel's state `k`, the state whose rank a witness lists
+/// `k`-th. (States the walk does not meet, which an explored graph never has, come last.)
 pub fn canonical_order(graph: &Graph) -> Vec<u32> {
     let n = graph.len();
     let mut seen = vec![false; n];
@@ -284,28 +209,38 @@ fn collect_features(t: &Term, out: &mut BTreeSet<Feature>) {
     }
 }
 
-/// The witness of a theorem about commands from outside, from its explorations (none: a table
-/// the kernel refuses before it; two: `_stoppable`'s stop and what follows it), each table in
-/// the kernel's order with its ranks towards settling.
+/// The size of an explored graph, as a certificate declares it.
+pub fn counts(graph: &Graph) -> Counts {
+    Counts {
+        states: graph.len() as u64,
+        transitions: graph.transitions() as u64,
+    }
+}
+
+/// The witness of a theorem about commands from outside, from its explorations (none: an
+/// exploration the kernel refuses before it; two: `_stoppable`'s stop and what follows it), each
+/// with its size and its ranks towards settling in the kernel's order.
 fn outside_witness(name: String, about: &Outside, spaces: &[Space]) -> Witness {
     let stoppable = matches!(about, Outside::Stoppable);
-    let table = |k: usize| -> (StateTable, Vec<u64>) {
+    let table = |k: usize| -> (Counts, Vec<u64>) {
         let Some(sub) = spaces.get(k) else {
-            return (StateTable::default(), Vec::new());
+            return (Counts::default(), Vec::new());
         };
         let ends = |s: StateId| about.ends(sub, s);
         let order = canonical_order(&sub.graph);
         let ranks = ranks(&sub.graph, &ends);
-        let table = sub.table(&order);
-        (table, order.iter().map(|&i| ranks[i as usize]).collect())
+        (
+            counts(&sub.graph),
+            order.iter().map(|&i| ranks[i as usize]).collect(),
+        )
     };
-    let (states, ranks) = table(0);
+    let (counts, ranks) = table(0);
     match stoppable {
         true => {
             let (after, after_ranks) = table(1);
             Witness::Stoppable {
                 obligation: name,
-                stop: states,
+                stop: counts,
                 stop_ranks: ranks,
                 after,
                 after_ranks,
@@ -313,13 +248,40 @@ fn outside_witness(name: String, about: &Outside, spaces: &[Space]) -> Witness {
         }
         false => Witness::Release {
             obligation: name,
-            states,
+            counts,
             ranks,
         },
     }
 }
 
-/// The certificate of network `n`: its scene's states and a witness per obligation.
+/// The witness of an assertion: none for a safety pattern (the kernel reads its conditions on
+/// every state), ranks towards its goal (weakly fair ranks under fairness) for response and
+/// existence, in the table's order.
+fn assert_witness(
+    name: String,
+    graph: &Graph,
+    agent: &hilbert_certificates::ir::Agent,
+    a: &hilbert_certificates::ir::Assert,
+    order: &[u32],
+) -> Witness {
+    use hilbert_certificates::ir::Property;
+    let goal = match &a.property {
+        Property::Eventually(g) | Property::LeadsTo(_, g) => g,
+        _ => return Witness::Invariant { obligation: name },
+    };
+    let sets = crate::props::cond_sets(graph, agent, goal);
+    let goal = |s: StateId| sets[graph.belief_set(s)];
+    let ranks = match a.fair {
+        true => crate::props::fair_ranks(graph, &goal),
+        false => ranks(graph, &goal),
+    };
+    Witness::Ranking {
+        obligation: name,
+        ranks: order.iter().map(|&i| ranks[i as usize]).collect(),
+    }
+}
+
+/// The certificate of network `n`: its scene's size and a witness per obligation.
 #[allow(clippy::too_many_arguments)]
 pub fn certificate(
     ir: &Ir,
@@ -349,6 +311,15 @@ pub fn certificate(
                 let goal_sets =
                     crate::obligations::satisfying_sets(graph, agent, &agent.desires[d].achieved);
                 let goal = |s: StateId| goal_sets[graph.belief_set(s)];
+                if agent.desires[d].fair {
+                    let ranks = crate::props::fair_ranks(graph, &goal);
+                    let ranks = order.iter().map(|&i| ranks[i as usize]).collect();
+                    witnesses.push(Witness::Ranking {
+                        obligation: name,
+                        ranks,
+                    });
+                    continue;
+                }
                 let ranks = ranks(graph, &goal);
                 match ranking_expression(&name, graph, &state, &ranks, &goal, queries) {
                     Some(expr) => Witness::RankingExpr {
@@ -385,6 +356,7 @@ pub fn certificate(
             Kind::TellFeasible(..) | Kind::TellInHandler(..) => {
                 Witness::TellFeasible { obligation: name }
             }
+            Kind::Assert(k) => assert_witness(name, graph, agent, &agent.asserts[k], &order),
             Kind::Frame(_) => Witness::Frame { obligation: name },
         };
         witnesses.push(w);
@@ -395,7 +367,7 @@ pub fn certificate(
         ir_sha256: cert::sha256(&cert::ir_bytes(ir)),
         ir: ir.clone(),
         network: n as u32,
-        states: space.table(&order),
+        scene: counts(graph),
         witnesses,
     };
     cert::encode(&body)

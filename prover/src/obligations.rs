@@ -687,6 +687,14 @@ fn recheck(
 /// Why a liveness theorem is unproved whatever the search finds: its goal reads an agent
 /// parameter with no value (directly, or through the attention). The sources alone say it.
 fn static_unproved(agent: &ir::Agent, about: &About) -> Option<String> {
+    if let About::Assert(k, _) = about {
+        let conds = agent.asserts.get(*k)?.property.conds();
+        let p = conds.iter().find_map(|c| agent.assert_unset_param(c))?;
+        return Some(format!(
+            "the assertion reads the agent parameter `{0}` (itself, through a desire it tests, or through the attention), which has no value: pass `--param {0}=…` to prove under a value",
+            agent.param_name(p)
+        ));
+    }
     let About::Live(di, _) = about else {
         return None;
     };
@@ -714,7 +722,12 @@ fn static_unproved(agent: &ir::Agent, about: &About) -> Option<String> {
 fn replayable(agent: &ir::Agent, about: &About, status: &Status) -> bool {
     match status {
         Status::Proved => true,
-        Status::Refuted(_) => matches!(about, About::NoDeadlock | About::Live(..)),
+        Status::Refuted(_) => match about {
+            About::NoDeadlock => true,
+            // A weakly fair lasso is not replayed: the build explores the network again.
+            About::Live(di, _) => !agent.desires[*di].fair,
+            _ => false,
+        },
         Status::Unproved(reason) => static_unproved(agent, about).as_ref() == Some(reason),
     }
 }
@@ -852,6 +865,8 @@ enum About {
     Stoppable,
     /// A tell of a plan, its number, and the handler it is inside, if it is.
     Tell(ir::PlanId, u32, Option<String>),
+    /// An assertion of the agent (its index), and its conditions as written.
+    Assert(usize, Vec<String>),
 }
 
 /// A theorem's name, statement and what it is about: what the sources say, before any search.
@@ -889,9 +904,14 @@ fn theorems_of(
             .map(|e| goal_text(sources, e, ir_agent))
             .collect::<Vec<_>>()
             .join(" ∨ ");
+        let fair = if desire.fair {
+            " under weak fairness"
+        } else {
+            ""
+        };
         out.push(Spec {
             name: format!("{binding}_live_{}", desire.name),
-            statement: format!("inevitable(scene(call({plan_name}), empty), {goal})"),
+            statement: format!("inevitable(scene(call({plan_name}), empty), {goal}){fair}"),
             about: About::Live(di, goal),
         });
         // Release, for a single-minded agent, when the impossible condition is one belief with
@@ -977,6 +997,29 @@ fn theorems_of(
                 about: About::Tell(ir::PlanId(pi as u32), n, handler),
             });
         }
+    }
+    // The agent's assertions, in source order (the kernel's order, before the frame).
+    for (k, a) in agent.asserts.iter().enumerate() {
+        let texts: Vec<String> = (a.pattern.conds().iter())
+            .map(|e| goal_text(sources, e, ir_agent))
+            .collect();
+        let fair = if a.fair { " under weak fairness" } else { "" };
+        let scene = format!("scene(call({plan_name}), empty)");
+        let statement = match (&a.pattern, &texts[..]) {
+            (ast::AssertPattern::Always(_), [x]) => format!("∀ w, {lc}Reachable(w) ⇒ {x}"),
+            (ast::AssertPattern::Never(_), [x]) => format!("∀ w, {lc}Reachable(w) ⇒ ¬({x})"),
+            (ast::AssertPattern::Eventually(_), [x]) => format!("inevitable({scene}, {x}){fair}"),
+            (ast::AssertPattern::LeadsTo(..), [x, y]) => {
+                format!("∀ w, {lc}Reachable(w) ∧ {x} ⇒ inevitable(w, {y}){fair}")
+            }
+            (_, [y, x]) => format!("¬({x}) W ({y}) from {scene}"),
+            _ => String::new(),
+        };
+        out.push(Spec {
+            name: format!("{plan_name}_assert_{}", a.name),
+            statement,
+            about: About::Assert(k, texts),
+        });
     }
     out
 }
@@ -1194,19 +1237,41 @@ pub fn prove_reusing(
                         } else {
                             let goal_sets = satisfying_sets(graph, ir_agent, &ir_desire.achieved);
                             let is_goal = |s: StateId| goal_sets[graph.belief_set(s)];
-                            match inevitable(graph, &is_goal) {
-                                Ok(()) => Status::Proved,
-                                Err(v) => {
-                                    let end = match &v {
-                                        Violation::Terminal(s) if !graph.finished(*s) => Some(*s),
-                                        _ => None,
-                                    };
-                                    let mut cex = violation_cex(ir, net, graph, v, goal);
-                                    if let Some(s) = end {
-                                        cex.blocked = blocked_lines(net, &explored.state(s));
+                            if ir_desire.fair {
+                                let state = |s| explored.state(s);
+                                let start = |s: StateId| graph.starts.contains(&s);
+                                crate::props::decide_goal(
+                                    ir, net, graph, &state, &start, &is_goal, goal, true,
+                                )
+                            } else {
+                                match inevitable(graph, &is_goal) {
+                                    Ok(()) => Status::Proved,
+                                    Err(v) => {
+                                        let end = match &v {
+                                            Violation::Terminal(s) if !graph.finished(*s) => {
+                                                Some(*s)
+                                            }
+                                            _ => None,
+                                        };
+                                        let mut cex = violation_cex(ir, net, graph, v, goal);
+                                        if let Some(s) = end {
+                                            cex.blocked = blocked_lines(net, &explored.state(s));
+                                        }
+                                        Status::Refuted(cex)
                                     }
-                                    Status::Refuted(cex)
                                 }
+                            }
+                        }
+                    }
+                    (None, About::Assert(k, texts)) => {
+                        match static_unproved(ir_agent, &spec.about) {
+                            Some(reason) => Status::Unproved(reason),
+                            None => {
+                                let state = |s| explored.state(s);
+                                let a = &ir_agent.asserts[*k];
+                                crate::props::decide_assert(
+                                    ir, net, graph, &state, ir_agent, a, texts,
+                                )
                             }
                         }
                     }
@@ -1465,7 +1530,7 @@ fn first_deadlock(graph: &Graph) -> Option<StateId> {
         .find(|&s| !graph.progress(s))
 }
 
-fn deadlock_reason(graph: &Graph, s: StateId) -> String {
+pub(crate) fn deadlock_reason(graph: &Graph, s: StateId) -> String {
     deadlock_text(graph.fault(s))
 }
 
@@ -1579,41 +1644,19 @@ fn inevitable(graph: &Graph, is_goal: &dyn Fn(StateId) -> bool) -> Result<(), Vi
     }
 }
 
-/// Breadth-first parents from the starts, to rebuild shortest paths.
-fn parents(graph: &Graph) -> Vec<Option<(StateId, usize)>> {
-    let mut parent = vec![None; graph.len()];
-    let mut seen = vec![false; graph.len()];
-    let mut queue = VecDeque::new();
-    for &s in &graph.starts {
-        seen[s.0 as usize] = true;
-        queue.push_back(s);
-    }
-    while let Some(s) = queue.pop_front() {
-        for (i, e) in graph.succ(s).enumerate() {
-            if !seen[e.to.0 as usize] {
-                seen[e.to.0 as usize] = true;
-                parent[e.to.0 as usize] = Some((s, i));
-                queue.push_back(e.to);
-            }
-        }
-    }
-    parent
-}
-
 /// The edges of a shortest path from a start to `target`, as (state, edge index) pairs.
 fn path_to(graph: &Graph, target: StateId) -> Vec<(StateId, usize)> {
-    let parent = parents(graph);
-    let mut path = Vec::new();
-    let mut at = target;
-    while let Some((p, i)) = parent[at.0 as usize] {
-        path.push((p, i));
-        at = p;
-    }
-    path.reverse();
-    path
+    crate::props::shortest_from_start(graph, &|_| true, &|s| s == target)
+        .map_or_else(Vec::new, |(path, _)| path)
 }
 
-fn cex_step(ir: &Ir, net: &Network, graph: &Graph, from: StateId, edge: usize) -> CexStep {
+pub(crate) fn cex_step(
+    ir: &Ir,
+    net: &Network,
+    graph: &Graph,
+    from: StateId,
+    edge: usize,
+) -> CexStep {
     let e = graph.edge(from, edge);
     shown_step(ir, net, &e.event, &e.added, &e.removed)
 }

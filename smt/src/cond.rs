@@ -258,7 +258,7 @@ fn cond_vars(c: &Cond, out: &mut BTreeSet<u32>) {
         }
         Cond::Not(x) => cond_vars(x, out),
         Cond::And(cs) | Cond::Or(cs) => cs.iter().for_each(|x| cond_vars(x, out)),
-        Cond::True | Cond::False | Cond::Attending(_) => {}
+        Cond::True | Cond::False | Cond::Attending(_) | Cond::Desires(_) | Cond::Intends(_) => {}
     }
 }
 
@@ -288,7 +288,11 @@ pub fn dependency(cond: &Cond, negated: bool) -> Option<Dependency> {
             return Some(Dependency::TooLarge);
         }
         match first {
-            Cond::True | Cond::Attending(_) | Cond::Compare(..) => go(rest, odd, env, steps),
+            Cond::True
+            | Cond::Attending(_)
+            | Cond::Desires(_)
+            | Cond::Intends(_)
+            | Cond::Compare(..) => go(rest, odd, env, steps),
             Cond::False => None,
             Cond::Not(inner) => {
                 let mut scratch = env.clone();
@@ -754,6 +758,12 @@ impl<'a> Universe<'a> {
                 w.attention.eq(Int::from_i64(i64::from(*a))),
                 self.solve(w, rest, env),
             ]),
+            // Only an `assert` reads what the agent desires or intends, and the analyses read
+            // the rules alone: the encoding has no meaning for them and nothing asks it one.
+            Cond::Desires(_) | Cond::Intends(_) => {
+                self.steps.set(MAX_STEPS + 1);
+                Bool::from_bool(false)
+            }
             Cond::Compare(op, a, b) => {
                 let here = match (self.term(a, env), self.term(b, env)) {
                     (Some((x, mut gx)), Some((y, gy))) => {

@@ -66,6 +66,14 @@ fn cond(c: &Cond, e: &mut RecExpr<SymbolLang>) -> Id {
             let a = e.add(SymbolLang::leaf(format!("{a}")));
             e.add(SymbolLang::new("attending", vec![a]))
         }
+        Cond::Desires(d) => {
+            let d = e.add(SymbolLang::leaf(format!("{d}")));
+            e.add(SymbolLang::new("desires", vec![d]))
+        }
+        Cond::Intends(p) => {
+            let p = e.add(SymbolLang::leaf(format!("{p}")));
+            e.add(SymbolLang::new("intends", vec![p]))
+        }
         Cond::Believes(p) | Cond::Told(_, p) => {
             let head = match c {
                 Cond::Told(j, _) => format!("told{}", j.0),

@@ -7,7 +7,8 @@ use super::{Checker, list, nearest, suggest, value_type};
 use crate::diagnostic::Diagnostic;
 use crate::source::{Dialect, FileId, Span};
 use crate::syntax::ast::{
-    Agent, BinOp, Expr, ExprKind, Ident, MemberKind, PlanTarget, UnOp, chain_operands,
+    Agent, AssertPattern, BinOp, Expr, ExprKind, Ident, MemberKind, PlanTarget, UnOp,
+    chain_operands,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -28,6 +29,7 @@ pub(crate) fn skeleton(file: FileId, index: usize, a: &Agent) -> AgentInfo {
         rewards: Vec::new(),
         values: Vec::new(),
         bindings: Vec::new(),
+        asserts: Vec::new(),
     }
 }
 
@@ -107,6 +109,7 @@ impl Checker<'_> {
                     MemberKind::Attention { name, .. } => ("attention", name),
                     MemberKind::Value { name, .. } => ("value", name),
                     MemberKind::Plan { name, .. } => ("plan binding", name),
+                    MemberKind::Assert { name, .. } => ("assertion", name),
                     _ => continue,
                 };
                 if name.name.is_empty() {
@@ -126,7 +129,9 @@ impl Checker<'_> {
                             fields,
                         });
                     }
-                    MemberKind::Desire { priority, .. } => {
+                    MemberKind::Desire {
+                        priority, fairness, ..
+                    } => {
                         let mut p = 0;
                         if let Some((n, span)) = priority {
                             if *n < 0 {
@@ -151,6 +156,18 @@ impl Checker<'_> {
                             reachable_by: Vec::new(),
                             achieved: Vec::new(),
                             impossible: Vec::new(),
+                            fair: self.fairness(fairness.as_ref(), None),
+                        });
+                    }
+                    MemberKind::Assert {
+                        pattern, fairness, ..
+                    } => {
+                        let fair = self.fairness(fairness.as_ref(), Some(pattern));
+                        info.asserts.push(AssertRule {
+                            name: name.name.to_string(),
+                            span: name.span,
+                            pattern: pattern.clone(),
+                            fair,
                         });
                     }
                     MemberKind::Attention { initially, .. } => {
@@ -386,6 +403,13 @@ impl Checker<'_> {
                             cond: cond.clone(),
                         });
                     }
+                }
+                MemberKind::Assert { pattern, .. } => {
+                    self.in_assert = true;
+                    for cond in pattern.conds() {
+                        self.condition(ai, cond);
+                    }
+                    self.in_assert = false;
                 }
                 MemberKind::Intend { plan, desire, cond } => {
                     self.condition(ai, cond);
@@ -932,6 +956,72 @@ impl Checker<'_> {
         after == before && !contains_error(e)
     }
 
+    /// `desires D` or `intends P` outside an `assert` (HA0062): the rules' conditions are read
+    /// to decide what the agent desires and intends, so they cannot read that themselves.
+    fn mental(&mut self, e: &Expr, word: &str) {
+        if self.in_assert {
+            return;
+        }
+        self.emit(
+            Diagnostic::error(
+                codes::MENTAL_OUTSIDE_ASSERT,
+                e.span,
+                format!("`{word}` can only be read in an `assert`"),
+            )
+            .with_label("not in an assertion")
+            .with_note("what the agent desires and intends is decided by its rules' conditions, so a rule cannot read it without defining it in terms of itself")
+            .with_help("test the beliefs the desire's `achieved` rule reads, or state the property as an `assert`")
+            .with_note("This usually happens when a property meant as an `assert` was written as a rule's condition."),
+        );
+    }
+
+    /// A fairness clause: `under weak fairness` is the one known (HA0064 otherwise), and only
+    /// on a desire or a response or existence assertion (HA0063 on a safety pattern, whose
+    /// meaning fairness does not change). Whether the clause makes the property fair.
+    fn fairness(
+        &mut self,
+        clause: Option<&(Ident, Span)>,
+        pattern: Option<&AssertPattern>,
+    ) -> bool {
+        let Some((word, span)) = clause else {
+            return false;
+        };
+        if word.name != "weak" {
+            let strong = word.name == "strong";
+            self.emit(
+                Diagnostic::error(
+                    codes::UNKNOWN_FAIRNESS,
+                    word.span,
+                    format!("`{}` fairness is not supported", word.name),
+                )
+                .with_label("only `weak` is known")
+                .with_note(if strong {
+                    "strong fairness (a process enabled infinitely often is taken infinitely often) is not supported: its refutation needs a search that is not linear in the states, and the kernel has no witness for it"
+                } else {
+                    "weak fairness: no process (plan instance) that can move from some point on is ignored forever"
+                })
+                .with_help("write `under weak fairness`")
+                .with_note("This usually happens when the clause was copied from another checker's options (Spin's `-f` and PAT's `wf` are weak fairness)."),
+            );
+            return false;
+        }
+        if let Some(p) = pattern.filter(|p| p.is_safety()) {
+            self.emit(
+                Diagnostic::error(
+                    codes::FAIRNESS_ON_SAFETY,
+                    *span,
+                    format!("fairness does not change what `{}` means", p.keyword()),
+                )
+                .with_label("on a safety pattern")
+                .with_note("`always`, `never` and `precedes` are about the states every path can reach, and every finite path can be continued fairly: fairness only matters to `leads to` and `eventually`")
+                .with_help("remove `under weak fairness`")
+                .with_note("This usually happens when the clause was added to every assertion of an agent."),
+            );
+            return false;
+        }
+        true
+    }
+
     /// The agent `B(j)` names: `Some(Some(index))`, `Some(None)` if it could not resolve (already
     /// reported or silent), or the agent itself for `self`.
     fn believer(&mut self, ai: usize, j: &Ident, report: bool) -> Option<usize> {
@@ -1294,6 +1384,16 @@ impl Checker<'_> {
                 if let Some(i) = self.attention_or_report(ai, a) {
                     self.used_attentions.insert((ai, i));
                 }
+                Ty::Bool
+            }
+            ExprKind::Desires(d) => {
+                self.mental(e, "desires");
+                self.desire_or_report(ai, d, "desires");
+                Ty::Bool
+            }
+            ExprKind::Intends(p) => {
+                self.mental(e, "intends");
+                self.binding_or_report(ai, p, "is tested by `intends`");
                 Ty::Bool
             }
             ExprKind::Call { func, .. } => {

@@ -89,6 +89,12 @@ check_codes! {
     INTEND_ALREADY_ACHIEVED = A 53 Warning;
     /// A binding argument that is not a constant of the parameter's type.
     BAD_BINDING_ARGUMENT = A 54 Error;
+    /// `desires D` or `intends P` in a rule's condition (only an `assert` may read them).
+    MENTAL_OUTSIDE_ASSERT = A 62 Error;
+    /// `under weak fairness` on `always`, `never` or `precedes`, which fairness does not change.
+    FAIRNESS_ON_SAFETY = A 63 Error;
+    /// `under F fairness` where `F` is not `weak`.
+    UNKNOWN_FAIRNESS = A 64 Error;
 
     /// Two `.hk` files with the same stem: `File.Plan` would be ambiguous.
     DUPLICATE_PLAN_FILE = K 20 Error;

@@ -83,6 +83,9 @@ pub(crate) struct Checker<'a> {
     pub(crate) shadowed_files: HashSet<FileId>,
     /// Plans bound by an agent or called by another plan.
     pub(crate) used_plans: HashSet<PlanRef>,
+    /// Whether the condition being checked is an `assert`'s (where `desires D` and `intends P`
+    /// may be read).
+    pub(crate) in_assert: bool,
     parsed: &'a [ParsedFile],
 }
 
@@ -111,6 +114,7 @@ impl<'a> Checker<'a> {
             all_stems,
             used_beliefs: HashSet::new(),
             used_attentions: HashSet::new(),
+            in_assert: false,
             used_plans: HashSet::new(),
             shadowed_files: HashSet::new(),
             parsed,

@@ -917,6 +917,8 @@ impl Checker<'_> {
             | ExprKind::Wildcard
             | ExprKind::Believes { .. }
             | ExprKind::Attending(_)
+            | ExprKind::Desires(_)
+            | ExprKind::Intends(_)
             | ExprKind::Call { .. }
             | ExprKind::Field { .. } => {
                 let (what, help) = match &e.kind {
@@ -935,6 +937,10 @@ impl Checker<'_> {
                     ExprKind::Attending(_) => (
                         "an attention test",
                         "attention is tested in the agent's conditions",
+                    ),
+                    ExprKind::Desires(_) | ExprKind::Intends(_) => (
+                        "a test of what the agent desires or intends",
+                        "state it in an `assert` of the agent",
                     ),
                     ExprKind::Call { .. } => (
                         "a function call",

@@ -202,6 +202,8 @@ pub struct AgentInfo {
     pub values: Vec<ValueInfo>,
     /// `plan P ↦ …` bindings.
     pub bindings: Vec<BindingInfo>,
+    /// `assert` members, in source order.
+    pub asserts: Vec<AssertRule>,
 }
 
 impl AgentInfo {
@@ -262,6 +264,21 @@ pub struct DesireInfo {
     pub achieved: Vec<Arc<Expr>>,
     /// Its `impossible` rules.
     pub impossible: Vec<ImpossibleRule>,
+    /// `under weak fairness`: its liveness is over the weakly fair paths.
+    pub fair: bool,
+}
+
+/// `assert name: pattern [under weak fairness]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AssertRule {
+    /// The assertion's name.
+    pub name: String,
+    /// Where its name is written.
+    pub span: Span,
+    /// What it asserts (the syntax tree's conditions, shared).
+    pub pattern: crate::syntax::ast::AssertPattern,
+    /// `under weak fairness`.
+    pub fair: bool,
 }
 
 /// `impossible D when φ because "…"`.

@@ -20,11 +20,9 @@
 //! escaped (`escape_debug`) and strings keep no character that would rewrite a terminal; and the
 //! whole listing stops at [`MAX_BYTES`] with a final `… (listing truncated)` line.
 
-use hilbert_certificates::cert::{
-    self, AfterRec, Body, FaultRec, Feature, StateTable, TermNode, Witness,
-};
+use hilbert_certificates::cert::{self, Body, Feature, Witness};
 use hilbert_certificates::ir::{
-    Agent, ArithOp, BeliefId, CompareOp, Expr, Ir, Literal, Network, NodeId, PlanId, Type, Value,
+    Agent, ArithOp, BeliefId, CompareOp, Expr, Ir, Literal, Network, NodeId, PlanId, Type,
 };
 use std::fmt::Write as _;
 
@@ -52,8 +50,6 @@ const MAX_NESTING: usize = 300;
 const COMMENT_COLUMN: usize = 52;
 /// The most characters of one name or string printed.
 const MAX_NAME: usize = 1000;
-/// The most items of a short list (ids in a comment, children of a state's term, …).
-const SHORT: usize = 16;
 
 /// A certificate as an auditor reads it: its header and sources, the IR the kernel trusted
 /// written as Hilbert source (one file after each `-- === file NAME ===` line, the annotations
@@ -174,16 +170,6 @@ fn esc(s: &str) -> String {
         }
     }
     out
-}
-
-/// Up to [`SHORT`] items joined by `sep`, then how many more.
-fn short_list(items: impl ExactSizeIterator<Item = String>, sep: &str) -> String {
-    let total = items.len();
-    let mut parts: Vec<String> = items.take(SHORT).collect();
-    if total > SHORT {
-        parts.push(format!("… ({} more)", total - SHORT));
-    }
-    parts.join(sep)
 }
 
 fn type_text(t: &Type) -> String {
@@ -407,39 +393,18 @@ pub fn expr_in_plan(_ir: &Ir, net: &Network, plan: usize, e: &Expr) -> String {
 // ------------------------------------------------------------------ states and witnesses
 
 fn states(out: &mut Out, body: &Body) {
-    let t = &body.states;
     out.line(
         0,
         &format!(
-            "states: {} states, {} terms, {} parameter lists, {} atoms",
-            t.states.len(),
-            t.terms.len(),
-            t.params.len(),
-            t.atoms.len()
+            "scene: {} states, {} steps declared (the kernel explores them again)",
+            body.scene.states, body.scene.transitions
         ),
     );
-    let Some((term, atoms)) = t.states.first() else {
-        out.line(1, "(no state 0?)");
-        return;
-    };
-    let net = body.ir.networks.get(body.network as usize);
-    let cx = TermCx {
-        ir: &body.ir,
-        net,
-        table: t,
-    };
-    let mut s = String::new();
-    cx.term(*term, 0, &mut s);
-    out.line(1, &format!("state 0 term t{term}: {s}"));
-    let beliefs = short_list(atoms.iter().map(|&a| cx.atom(a)), ", ");
-    out.line(1, &format!("state 0 beliefs {{{beliefs}}}"));
 }
 
-/// Prints terms and atoms of a state table briefly.
+/// Names instances, plans and nodes of a network for the witnesses.
 struct TermCx<'a> {
-    ir: &'a Ir,
     net: Option<&'a Network>,
-    table: &'a StateTable,
 }
 
 impl TermCx<'_> {
@@ -457,184 +422,10 @@ impl TermCx<'_> {
         self.net
             .map_or_else(|| format!("n{}", node.0), |n| node_ref(n, node))
     }
-
-    fn value(&self, v: &Value) -> String {
-        match v {
-            Value::Int(n) => n.to_string(),
-            Value::Bool(b) => b.to_string(),
-            Value::Str(s) => format!("\"{}\"", esc(s)),
-            Value::Chan {
-                instance,
-                plan,
-                index,
-            } => {
-                let base = self
-                    .net
-                    .and_then(|n| n.plans.get(plan.0 as usize))
-                    .and_then(|code| {
-                        let (slot, _) = code.channels.get(*index as usize)?;
-                        code.slot_names.get(slot.0 as usize).map(|s| esc(s))
-                    })
-                    .unwrap_or_else(|| format!("<chan {index} of plan {}?>", plan.0));
-                if *instance == 0 {
-                    base
-                } else {
-                    format!("{}.{base}", self.inst(*instance))
-                }
-            }
-        }
-    }
-
-    fn values(&self, vs: &[Value]) -> String {
-        short_list(vs.iter().map(|v| self.value(v)), ", ")
-    }
-
-    fn atom(&self, a: u32) -> String {
-        let Some(rec) = self.table.atoms.get(a as usize) else {
-            return format!("<atom {a}?>");
-        };
-        let holder = self.net.map_or(0, |n| n.agent.0);
-        let owner = rec.told.unwrap_or(holder);
-        let core = format!(
-            "{}({})",
-            belief_name(self.ir, owner, BeliefId(rec.belief)),
-            self.values(&rec.args)
-        );
-        match rec.told {
-            None => core,
-            Some(j) => format!("B({}) {core}", agent_name(self.ir, j)),
-        }
-    }
-
-    /// Term `i`, three levels deep.
-    fn term(&self, i: u32, depth: usize, out: &mut String) {
-        let Some(t) = self.table.terms.get(i as usize) else {
-            let _ = write!(out, "<term {i}?>");
-            return;
-        };
-        if depth >= 3 || out.len() > 4000 {
-            let _ = write!(out, "t{i}");
-            return;
-        }
-        let list = |cs: &[u32], out: &mut String| {
-            for (k, c) in cs.iter().enumerate() {
-                if k > 0 {
-                    out.push_str(", ");
-                }
-                if k >= 4 {
-                    let _ = write!(out, "… ({} more)", cs.len() - k);
-                    break;
-                }
-                self.term(*c, depth + 1, out);
-            }
-        };
-        match t {
-            TermNode::Done => out.push_str("done"),
-            TermNode::Faulted(f) => {
-                let why = match f {
-                    FaultRec::NoArm(n) => format!("no arm matched at {}", self.node(*n)),
-                    FaultRec::Overflow(n) => format!("overflow at {}", self.node(*n)),
-                    FaultRec::DivisionByZero(n) => format!("division by zero at {}", self.node(*n)),
-                    FaultRec::Diverged => String::from("diverged"),
-                    FaultRec::Malformed(n) => format!("malformed at {}", self.node(*n)),
-                };
-                let _ = write!(out, "faulted({why})");
-            }
-            TermNode::Thread {
-                inst,
-                plan,
-                stack,
-                env,
-                ready,
-            } => {
-                let top = stack
-                    .last()
-                    .map_or_else(|| String::from("nothing"), |n| self.node(*n));
-                let _ = write!(
-                    out,
-                    "thread of {} running {} at {top} ({} on stack, {}) env [{}]",
-                    self.inst(*inst),
-                    self.plan(*plan),
-                    stack.len(),
-                    if *ready { "ready" } else { "running" },
-                    self.values(env)
-                );
-            }
-            TermNode::Then(a, b) => {
-                out.push_str("then(");
-                list(&[*a, *b], out);
-                out.push(')');
-            }
-            TermNode::Par(cs) => {
-                out.push_str("par(");
-                list(cs, out);
-                out.push(')');
-            }
-            TermNode::Choice(cs) => {
-                out.push_str("choice(");
-                list(cs, out);
-                out.push(')');
-            }
-            TermNode::Interrupt(a, b) => {
-                out.push_str("interrupt(");
-                list(&[*a, *b], out);
-                out.push(')');
-            }
-            TermNode::Label {
-                inst,
-                label,
-                body,
-                start,
-            } => {
-                let _ = write!(
-                    out,
-                    "label {} of {} (start t{start}) {{ ",
-                    label.0,
-                    self.inst(*inst)
-                );
-                self.term(*body, depth + 1, out);
-                out.push_str(" }");
-            }
-            TermNode::Inst {
-                inst,
-                plan,
-                params,
-                body,
-            } => {
-                let _ = write!(
-                    out,
-                    "instance {} = {}({}) {{ ",
-                    self.inst(*inst),
-                    self.plan(*plan),
-                    match self.table.params.get(*params as usize) {
-                        Some(p) => self.values(p),
-                        None => format!("<list {params} is not in the table>"),
-                    }
-                );
-                self.term(*body, depth + 1, out);
-                out.push_str(" }");
-            }
-            TermNode::Suspended(b) => {
-                out.push_str("suspended(");
-                self.term(*b, depth + 1, out);
-                out.push(')');
-            }
-            TermNode::Handling { body, then } => {
-                out.push_str("handling(");
-                self.term(*body, depth + 1, out);
-                let _ = match then {
-                    AfterRec::End => write!(out, ") then end"),
-                    AfterRec::Suspend(t) => write!(out, ") then suspend t{t}"),
-                    AfterRec::Continue(t) => write!(out, ") then continue t{t}"),
-                    AfterRec::Restart(t) => write!(out, ") then restart t{t}"),
-                };
-            }
-        }
-    }
 }
 
 /// The number of ranks, the largest finite one and how many claim nothing.
-fn ranks_text(ranks: &[u64], states: usize) -> String {
+fn ranks_text(ranks: &[u64], states: u64) -> String {
     let max = ranks.iter().filter(|&&r| r != u64::MAX).max();
     let none = ranks.iter().filter(|&&r| r == u64::MAX).count();
     let mut s = format!(
@@ -645,8 +436,8 @@ fn ranks_text(ranks: &[u64], states: usize) -> String {
     if none > 0 {
         let _ = write!(s, ", {none} with no claim");
     }
-    if ranks.len() != states {
-        let _ = write!(s, "  <for a table of {states} states?>");
+    if ranks.len() as u64 != states {
+        let _ = write!(s, "  <for {states} states?>");
     }
     s
 }
@@ -668,11 +459,9 @@ fn feature_text(cx: &TermCx, f: &Feature) -> String {
 fn witnesses(out: &mut Out, body: &Body) {
     out.line(0, &format!("witnesses ({})", body.witnesses.len()));
     let cx = TermCx {
-        ir: &body.ir,
         net: body.ir.networks.get(body.network as usize),
-        table: &body.states,
     };
-    let n = body.states.states.len();
+    let n = body.scene.states;
     for w in &body.witnesses {
         if out.full() {
             return;
@@ -695,12 +484,11 @@ fn witnesses(out: &mut Out, body: &Body) {
                 }
                 s
             }
-            Witness::Release { states, ranks, .. } => format!(
-                "release        {ob}: its table has {} states, {} terms, {} atoms; {}",
-                states.states.len(),
-                states.terms.len(),
-                states.atoms.len(),
-                ranks_text(ranks, states.states.len())
+            Witness::Release { counts, ranks, .. } => format!(
+                "release        {ob}: {} states, {} steps; {}",
+                counts.states,
+                counts.transitions,
+                ranks_text(ranks, counts.states)
             ),
             Witness::Stoppable {
                 stop,
@@ -709,11 +497,11 @@ fn witnesses(out: &mut Out, body: &Body) {
                 after_ranks,
                 ..
             } => format!(
-                "stoppable      {ob}: its stop table has {} states, {}; its resume and abort table {} states, {}",
-                stop.states.len(),
-                ranks_text(stop_ranks, stop.states.len()),
-                after.states.len(),
-                ranks_text(after_ranks, after.states.len())
+                "stoppable      {ob}: its stop exploration has {} states, {}; its resume and abort exploration {} states, {}",
+                stop.states,
+                ranks_text(stop_ranks, stop.states),
+                after.states,
+                ranks_text(after_ranks, after.states)
             ),
             Witness::TellFeasible { .. } => format!("tell-feasible  {ob}"),
             Witness::Frame { .. } => format!("frame          {ob}"),
@@ -725,7 +513,7 @@ fn witnesses(out: &mut Out, body: &Body) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hilbert_certificates::cert::{AtomRec, RankExpr, SourceDigest};
+    use hilbert_certificates::cert::{RankExpr, SourceDigest};
     use hilbert_certificates::ir::{
         AgentId, Arg, AtomExpr, Belief, Binding, Command, Cond, CondTerm, Desire, Instance, Intend,
         LabelId, Node, Pattern, PatternArg, PlanCode, PolicyIr, Reward, Slot, Target, ValueOp,
@@ -765,6 +553,7 @@ mod tests {
                     "it went \"negative\"".into(),
                 )],
                 params_used: vec![],
+                fair: false,
             }],
             commit: hilbert_certificates::ir::CommitmentStrategy::SingleMinded,
             attentions: vec!["Producing".into(), "Emergency".into()],
@@ -802,6 +591,7 @@ mod tests {
                 )],
                 policy: PolicyIr::Softmax(0.5f64.to_bits()),
             }),
+            asserts: Vec::new(),
         }
     }
 
@@ -848,7 +638,7 @@ mod tests {
             ir_sha256: cert::sha256(&cert::ir_bytes(&ir)),
             ir,
             network,
-            states: StateTable::default(),
+            scene: Default::default(),
             witnesses: vec![],
         }
     }
@@ -904,15 +694,9 @@ mod tests {
             networks: vec![network(vec![plan("Build", 4)], nodes)],
         };
         let mut body = body_of(ir, 0);
-        body.states = StateTable {
-            terms: vec![TermNode::Done],
-            params: vec![],
-            atoms: vec![AtomRec {
-                told: None,
-                belief: 0,
-                args: vec![Value::Int(0)],
-            }],
-            states: vec![(0, vec![0])],
+        body.scene = cert::Counts {
+            states: 1,
+            transitions: 0,
         };
         body.witnesses = vec![
             Witness::Invariant {
@@ -947,7 +731,7 @@ mod tests {
             },
             Witness::Release {
                 obligation: "Work_released_Produced".into(),
-                states: StateTable::default(),
+                counts: Default::default(),
                 ranks: vec![],
             },
         ];
@@ -1032,11 +816,9 @@ mod tests {
         // States and witnesses.
         assert_line(
             &l,
-            "states: 1 states, 1 terms, 0 parameter lists, 1 atoms",
+            "scene: 1 states, 0 steps declared (the kernel explores them again)",
             "",
         );
-        assert_line(&l, "state 0 term t0: done", "");
-        assert_line(&l, "state 0 beliefs {made(0)}", "");
         assert_line(&l, "witnesses (4)", "");
         assert_line(&l, "invariant      Build_no_deadlock", "");
         assert_line(
@@ -1051,7 +833,7 @@ mod tests {
         );
         assert_line(
             &l,
-            "release        Work_released_Produced: its table has 0 states, 0 terms, 0 atoms; 0 ranks, max finite rank none",
+            "release        Work_released_Produced: 0 states, 0 steps; 0 ranks, max finite rank none",
             "",
         );
         assert!(!l.contains("truncated"));
@@ -1282,31 +1064,9 @@ mod tests {
             networks: vec![net],
         };
         let mut body = body_of(ir, 7);
-        body.states = StateTable {
-            terms: vec![
-                TermNode::Then(0, 0),
-                TermNode::Par(vec![0, 1, 2, 99, 1, 1]),
-                TermNode::Thread {
-                    inst: 8,
-                    plan: PlanId(8),
-                    stack: vec![NodeId(999)],
-                    env: vec![Value::Chan {
-                        instance: 4,
-                        plan: PlanId(4),
-                        index: 4,
-                    }],
-                    ready: true,
-                },
-                TermNode::Inst {
-                    inst: 8,
-                    plan: PlanId(8),
-                    params: 99,
-                    body: 1,
-                },
-            ],
-            params: vec![],
-            atoms: vec![],
-            states: vec![(3, vec![5, 0])],
+        body.scene = cert::Counts {
+            states: u64::MAX,
+            transitions: 3,
         };
         body.witnesses = vec![
             Witness::Ranking {
@@ -1333,7 +1093,6 @@ mod tests {
             "network     7: <no such network?>",
             "<node 99?>",
             "<n0 again?>",
-            "<list 99 is not in the table>",
             "<plan 9?>(<slot 42?>, x)",
             "<plan 77?>",
             "<belief 42?>",
@@ -1355,9 +1114,7 @@ mod tests {
             "and()",
             "<malformed program",
             "ucb(c = NaN)",
-            "<term 99?>",
-            "<atom 5?>",
-            "2 ranks, max finite rank 1, 1 with no claim  <for a table of 1 states?>",
+            "2 ranks, max finite rank 1, 1 with no claim  <for 18446744073709551615 states?>",
             "<slot 5?> : chan chan Bool                        -- slot 5",
             "<3 names for 2 slots?>",
         ] {
@@ -1474,7 +1231,7 @@ mod tests {
             ir_sha256: cert::sha256(&cert::ir_bytes(&ir)),
             ir,
             network: work as u32,
-            states: StateTable::default(),
+            scene: Default::default(),
             witnesses: vec![],
         };
         let l = listing("target/hilbert/Operator.Work.cert", &body);

@@ -176,7 +176,7 @@ pub fn round_trip_network(ir: &Ir, n: usize) -> Result<(), String> {
         ir_sha256: cert::sha256(&cert::ir_bytes(&slice)),
         ir: slice,
         network: 0,
-        states: Default::default(),
+        scene: Default::default(),
         witnesses: Vec::new(),
     };
     round_trip(&format!("network {n}"), &body)
@@ -246,7 +246,6 @@ pub fn checked_listing(path: &str, body: &Body) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hilbert_certificates::cert::StateTable;
 
     /// The production line's `Operator.Work` certificate body, but for its states and
     /// witnesses.
@@ -266,7 +265,7 @@ mod tests {
             ir_sha256: cert::sha256(&cert::ir_bytes(&ir)),
             ir,
             network: 0,
-            states: StateTable::default(),
+            scene: Default::default(),
             witnesses: vec![],
         }
     }

@@ -25,7 +25,8 @@ use super::{
 };
 use hilbert_certificates::ir::{
     Agent, Arg, ArithOp, AtomExpr, Command, Cond, CondTerm, Expr, Ir, Literal, Network, Node,
-    NodeId, Pattern, PatternArg, PlanCode, PolicyIr, Slot, Target, Type, ValueOp, ValueProgram,
+    NodeId, Pattern, PatternArg, PlanCode, PolicyIr, Property, Slot, Target, Type, ValueOp,
+    ValueProgram,
 };
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
@@ -239,10 +240,11 @@ fn agent_source(out: &mut Out, ir: &Ir, index: usize, a: &Agent, targets: &Targe
                 .collect::<Vec<_>>()
                 .join(", ")
         };
+        let fair = if d.fair { " under weak fairness" } else { "" };
         out.commented(
             1,
             &format!(
-                "desire {name}{priority} reachable by [{}]",
+                "desire {name}{priority} reachable by [{}]{fair}",
                 reach.join(", ")
             ),
             &format!("d{i}, params used: {used}"),
@@ -353,6 +355,21 @@ fn agent_source(out: &mut Out, ir: &Ir, index: usize, a: &Agent, targets: &Targe
                 cx.cond_text(&r.cond)
             ),
         );
+    }
+    for r in &a.asserts {
+        if out.full() {
+            return;
+        }
+        let c = |x| cx.cond_text(x);
+        let pattern = match &r.property {
+            Property::Always(x) => format!("always {}", c(x)),
+            Property::Never(x) => format!("never {}", c(x)),
+            Property::Eventually(x) => format!("eventually {}", c(x)),
+            Property::LeadsTo(x, y) => format!("{} leads to {}", c(x), c(y)),
+            Property::Precedes(x, y) => format!("{} precedes {}", c(x), c(y)),
+        };
+        let fair = if r.fair { " under weak fairness" } else { "" };
+        out.line(1, &format!("assert {}: {pattern}{fair}", esc(&r.name)));
     }
     out.line(0, "}");
 }
@@ -948,6 +965,18 @@ impl CondCx<'_> {
                     .and_then(|a| a.attentions.get(*i as usize))
                     .map_or_else(|| format!("<attention {i}?>"), |s| esc(s));
                 let _ = write!(out, "attending {name}");
+            }
+            Cond::Desires(d) => {
+                let name = (self.ir.agents.get(self.agent as usize))
+                    .and_then(|a| a.desires.get(*d as usize))
+                    .map_or_else(|| format!("<desire {d}?>"), |x| esc(&x.name));
+                let _ = write!(out, "desires {name}");
+            }
+            Cond::Intends(p) => {
+                let name = (self.ir.agents.get(self.agent as usize))
+                    .and_then(|a| a.plans.get(*p as usize))
+                    .map_or_else(|| format!("<plan {p}?>"), |x| esc(&x.name));
+                let _ = write!(out, "intends {name}");
             }
             Cond::Compare(op, a, b) => {
                 self.term(a, CMP + 1, depth + 1, out);

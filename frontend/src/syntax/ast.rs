@@ -173,6 +173,12 @@ pub enum ExprKind {
     },
     /// `attending A`: the agent's attention is on `A`.
     Attending(Ident),
+    /// `desires D` (in an `assert` only): the agent desires `D` — its goal not achieved (nor,
+    /// for a `single_minded` agent, believed impossible).
+    Desires(Ident),
+    /// `intends P` (in an `assert` only): the agent holds an intention for plan `P` — an
+    /// `intend P for D` rule whose `D` it still desires.
+    Intends(Ident),
     /// `f(args)`: a built-in function such as `learned(P)` in `.hb`.
     Call {
         /// The function.
@@ -287,6 +293,8 @@ pub enum MemberKind {
         priority: Option<(i64, Span)>,
         /// The plans that may serve it.
         reachable_by: Vec<Ident>,
+        /// `under F fairness`, if written: the word `F` (only `weak` is known) and the clause.
+        fairness: Option<(Ident, Span)>,
     },
     /// `commit strategy`
     Commit {
@@ -348,6 +356,15 @@ pub enum MemberKind {
         /// Its definition.
         expr: Expr,
     },
+    /// `assert name: pattern [under F fairness]`
+    Assert {
+        /// The assertion's name.
+        name: Ident,
+        /// What it asserts.
+        pattern: AssertPattern,
+        /// `under F fairness`, if written: the word `F` (only `weak` is known) and the clause.
+        fairness: Option<(Ident, Span)>,
+    },
     /// `plan P ↦ File.Plan[(args)]` or `plan P ↦ host.name`
     Plan {
         /// The plan's name in the agent.
@@ -357,6 +374,52 @@ pub enum MemberKind {
         /// Arguments passed when it starts (values only).
         args: Vec<Expr>,
     },
+}
+
+/// The patterns of an `assert` (`docs/language.md` §3), each over conditions.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AssertPattern {
+    /// `always φ`
+    Always(Arc<Expr>),
+    /// `never φ`
+    Never(Arc<Expr>),
+    /// `eventually φ`
+    Eventually(Arc<Expr>),
+    /// `φ leads to ψ`
+    LeadsTo(Arc<Expr>, Arc<Expr>),
+    /// `ψ precedes φ` (in source order: the first condition, then the second)
+    Precedes(Arc<Expr>, Arc<Expr>),
+}
+
+impl AssertPattern {
+    /// Its conditions, in source order.
+    pub fn conds(&self) -> Vec<&Arc<Expr>> {
+        match self {
+            AssertPattern::Always(c) | AssertPattern::Never(c) | AssertPattern::Eventually(c) => {
+                vec![c]
+            }
+            AssertPattern::LeadsTo(a, b) | AssertPattern::Precedes(a, b) => vec![a, b],
+        }
+    }
+
+    /// Whether it is a safety pattern (always, never, precedes), which fairness does not change.
+    pub fn is_safety(&self) -> bool {
+        matches!(
+            self,
+            AssertPattern::Always(_) | AssertPattern::Never(_) | AssertPattern::Precedes(..)
+        )
+    }
+
+    /// Its keyword, as the pattern is named (`always`, `leads to`, …).
+    pub fn keyword(&self) -> &'static str {
+        match self {
+            AssertPattern::Always(_) => "always",
+            AssertPattern::Never(_) => "never",
+            AssertPattern::Eventually(_) => "eventually",
+            AssertPattern::LeadsTo(..) => "leads to",
+            AssertPattern::Precedes(..) => "precedes",
+        }
+    }
 }
 
 // ---------------------------------------------------------------- .hk

@@ -116,6 +116,58 @@ pub const KEYWORDS: &[Keyword] = &[
         "`attending A`: the agent's attention is on A",
     ),
     kw(
+        "desires",
+        HA,
+        "`desires D` (in an assert): the agent desires D (not achieved, nor given up)",
+    ),
+    kw(
+        "intends",
+        HA,
+        "`intends P` (in an assert): the agent holds an intention for plan P",
+    ),
+    kw(
+        "assert",
+        HA,
+        "`assert name: pattern [under weak fairness]`: a property every network of the agent must have",
+    ),
+    kw(
+        "always",
+        HA,
+        "`assert name: always φ`: φ holds in every reachable state",
+    ),
+    kw(
+        "never",
+        HA,
+        "`assert name: never φ`: φ holds in no reachable state",
+    ),
+    kw(
+        "eventually",
+        HA,
+        "`assert name: eventually φ`: every path reaches a state where φ holds",
+    ),
+    kw(
+        "leads",
+        HA,
+        "`assert name: φ leads to ψ`: every state where φ holds is followed by one where ψ holds",
+    ),
+    kw("to", HA, "`φ leads to ψ`"),
+    kw(
+        "precedes",
+        HA,
+        "`assert name: ψ precedes φ`: φ never holds before ψ has",
+    ),
+    kw(
+        "under",
+        HA,
+        "`under weak fairness`: a liveness or response property on the weakly fair paths",
+    ),
+    kw(
+        "weak",
+        HA,
+        "`under weak fairness`: no process enabled from some point on is ignored forever",
+    ),
+    kw("fairness", HA, "`under weak fairness`"),
+    kw(
         "reward",
         HA,
         "`reward P positive|negative when φ`: credits plan P",

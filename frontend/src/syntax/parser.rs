@@ -144,6 +144,7 @@ const AGENT_MEMBERS: &[&str] = &[
     "reward",
     "value",
     "plan",
+    "assert",
 ];
 
 /// Words that begin a member of a plan block.
@@ -949,6 +950,12 @@ impl<'a> Parser<'a> {
                 let a = self.ident_or_error("an attention");
                 ExprKind::Attending(a)
             }
+            "desires" if self.peek() == TokenKind::Ident => {
+                ExprKind::Desires(self.ident_or_error("a desire"))
+            }
+            "intends" if self.peek() == TokenKind::Ident => {
+                ExprKind::Intends(self.ident_or_error("a plan binding"))
+            }
             _ => {
                 let id = Ident {
                     name: self.intern(t),
@@ -1062,7 +1069,7 @@ impl<'a> Parser<'a> {
         let start = self.tok().span;
         if self.peek() != TokenKind::Ident || !AGENT_MEMBERS.contains(&self.text(self.tok())) {
             self.unexpected(
-                "a member: `belief`, `desire`, `commit`, `attention`, `intend`, `achieved`, `impossible`, `when`, `reward`, `value` or `plan`",
+                "a member: `belief`, `desire`, `commit`, `attention`, `intend`, `achieved`, `impossible`, `when`, `reward`, `value`, `plan` or `assert`",
             );
             return None;
         }
@@ -1084,10 +1091,26 @@ impl<'a> Parser<'a> {
                 if priority.is_none() {
                     priority = self.priority();
                 }
+                let fairness = self.fairness()?;
+                if priority.is_none() {
+                    priority = self.priority();
+                }
                 MemberKind::Desire {
                     name,
                     priority,
                     reachable_by,
+                    fairness,
+                }
+            }
+            "assert" => {
+                let name = self.ident("the assertion's name")?;
+                self.expect(TokenKind::Colon, "`:` and what the assertion says")?;
+                let pattern = self.assert_pattern()?;
+                let fairness = self.fairness()?;
+                MemberKind::Assert {
+                    name,
+                    pattern,
+                    fairness,
                 }
             }
             "commit" => {
@@ -1211,6 +1234,52 @@ impl<'a> Parser<'a> {
             kind,
             span: self.since(start),
         })
+    }
+
+    /// `always φ`, `never φ`, `eventually φ`, `φ leads to ψ` or `ψ precedes φ`: the pattern
+    /// words bind looser than every operator of a condition, and patterns do not nest.
+    fn assert_pattern(&mut self) -> Option<AssertPattern> {
+        for (word, make) in [
+            (
+                "always",
+                AssertPattern::Always as fn(Arc<Expr>) -> AssertPattern,
+            ),
+            ("never", AssertPattern::Never),
+            ("eventually", AssertPattern::Eventually),
+        ] {
+            if self.eat_kw(word) {
+                return Some(make(Arc::new(self.expr())));
+            }
+        }
+        let first = Arc::new(self.expr());
+        if self.at_kw("leads") && self.peek_at(1) == TokenKind::Ident {
+            self.bump();
+            if !self.expect_kw("to") {
+                return None;
+            }
+            return Some(AssertPattern::LeadsTo(first, Arc::new(self.expr())));
+        }
+        if self.eat_kw("precedes") {
+            return Some(AssertPattern::Precedes(first, Arc::new(self.expr())));
+        }
+        self.unexpected(
+            "a pattern: `always φ`, `never φ`, `eventually φ`, `φ leads to ψ` or `ψ precedes φ`",
+        );
+        None
+    }
+
+    /// `under F fairness`, if written (`None` inside when it is not; the outer `None` after an
+    /// error).
+    fn fairness(&mut self) -> Option<Option<(Ident, Span)>> {
+        let start = self.tok().span;
+        if !self.eat_kw("under") {
+            return Some(None);
+        }
+        let word = self.ident("the fairness: `weak`")?;
+        if !self.expect_kw("fairness") {
+            return None;
+        }
+        Some(Some((word, self.since(start))))
     }
 
     fn priority(&mut self) -> Option<(i64, Span)> {

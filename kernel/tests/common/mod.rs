@@ -8,7 +8,7 @@
 use hilbert_certificates::cert::{self, Body, SourceDigest};
 use hilbert_certificates::ir::{Agent, Command, CommitmentStrategy, PlanId};
 use hilbert_frontend::{check_project, project};
-use hilbert_kernel::check::{Kind, obligations as derive};
+use hilbert_kernel::check::{Kind, obligations as derive, takers};
 use hilbert_kernel::eval::{attention, holds};
 use hilbert_kernel::semantics::{Atom, Semantics, State, settled, suspended};
 use hilbert_prover::explore::{Graph, Limits, StateId, reference};
@@ -236,6 +236,61 @@ fn inevitable(graph: &Graph, goal: &dyn Fn(usize) -> bool) -> Vec<bool> {
     }
 }
 
+/// [`inevitable`], or with `fair` on the weakly fair paths only, by its definition: a state
+/// fails when, through states that miss the goal, it reaches a state with no step or a
+/// strongly connected set of them in which every process (plan instance) that can move in all
+/// of them moves (so a cycle through all of it is weakly fair). Quadratic: for small graphs.
+fn fair_inevitable(graph: &Graph, goal: &dyn Fn(usize) -> bool, fair: bool) -> Vec<bool> {
+    if !fair {
+        return inevitable(graph, goal);
+    }
+    let n = graph.len();
+    let reach: Vec<BTreeSet<usize>> = (0..n)
+        .map(|s| {
+            let mut seen = BTreeSet::new();
+            let mut stack = vec![s];
+            while let Some(x) = stack.pop() {
+                for e in graph.succ(StateId(x as u32)) {
+                    let t = e.to.0 as usize;
+                    if !goal(t) && seen.insert(t) {
+                        stack.push(t);
+                    }
+                }
+            }
+            seen
+        })
+        .collect();
+    let procs: BTreeSet<u32> = (0..n)
+        .flat_map(|s| graph.succ(StateId(s as u32)).flat_map(|e| takers(&e.event)))
+        .collect();
+    let trapped = |s: usize| {
+        if graph.degree(StateId(s as u32)) == 0 {
+            return true;
+        }
+        if !reach[s].contains(&s) {
+            return false;
+        }
+        let comp: BTreeSet<usize> = reach[s]
+            .iter()
+            .copied()
+            .filter(|&t| reach[t].contains(&s))
+            .collect();
+        procs.iter().all(|p| {
+            comp.iter().any(|&t| {
+                let id = StateId(t as u32);
+                !graph.succ(id).any(|e| takers(&e.event).contains(p))
+                    || graph
+                        .succ(id)
+                        .any(|e| comp.contains(&(e.to.0 as usize)) && takers(&e.event).contains(p))
+            })
+        })
+    };
+    let bad: Vec<bool> = (0..n).map(|s| !goal(s) && trapped(s)).collect();
+    (0..n)
+        .map(|s| goal(s) || !(bad[s] || reach[s].iter().any(|&t| bad[t])))
+        .collect()
+}
+
 /// Where a command from outside lands; the tells its handlers run in the landing itself go to
 /// `bad` when infeasible.
 fn land(sem: &Semantics, s: &State, command: Command, bad: &mut BTreeSet<(PlanId, u32)>) -> State {
@@ -310,7 +365,48 @@ pub fn claim_holds(body: &Body) -> Option<bool> {
                 };
                 let attention_unknown = desire.achieved.iter().any(|c| c.reads_attention())
                     && agent.attention_unset_param().is_some();
-                desire.params_used.is_empty() && !attention_unknown && inevitable(&graph, &goal)[0]
+                desire.params_used.is_empty()
+                    && !attention_unknown
+                    && fair_inevitable(&graph, &goal, desire.fair)[0]
+            }
+            Kind::Assert(k) => {
+                use hilbert_certificates::ir::Property;
+                let a = &agent.asserts[k];
+                let at =
+                    |c, s: usize| hilbert_prover::props::holds_in(agent, c, &states[s].beliefs);
+                let conds = a.property.conds();
+                let unset = conds.iter().any(|c| agent.assert_unset_param(c).is_some());
+                let n = graph.len();
+                !unset
+                    && match &a.property {
+                        Property::Always(c) => (0..n).all(|s| at(c, s)),
+                        Property::Never(c) => (0..n).all(|s| !at(c, s)),
+                        Property::Precedes(psi, phi) => {
+                            // Every state reached through states where ψ does not hold.
+                            let mut seen: BTreeSet<usize> = BTreeSet::new();
+                            let mut stack: Vec<usize> =
+                                (n > 0 && !at(psi, 0)).then_some(0).into_iter().collect();
+                            seen.extend(stack.iter().copied());
+                            let mut ok = true;
+                            while let Some(s) = stack.pop() {
+                                ok &= !at(phi, s);
+                                for e in graph.succ(StateId(s as u32)) {
+                                    let t = e.to.0 as usize;
+                                    if !at(psi, t) && seen.insert(t) {
+                                        stack.push(t);
+                                    }
+                                }
+                            }
+                            ok
+                        }
+                        Property::Eventually(c) => {
+                            fair_inevitable(&graph, &|s| at(c, s), a.fair)[0]
+                        }
+                        Property::LeadsTo(p, q) => {
+                            let win = fair_inevitable(&graph, &|s| at(q, s), a.fair);
+                            (0..n).all(|s| !at(p, s) || win[s])
+                        }
+                    }
             }
             Kind::Released(..) | Kind::Abortable | Kind::Stoppable => {
                 // The atom arrives in every state (release), then the abort; or the stop.

@@ -317,20 +317,6 @@ impl Space {
             SpaceStates::Reference(states) => states[id.0 as usize].clone(),
         }
     }
-
-    /// The certificate's table of the states `order` (graph ids, in the table's order): from
-    /// the fast explorer's arena directly, or from the reference states written out.
-    pub fn table(&self, order: &[u32]) -> hilbert_certificates::cert::StateTable {
-        match &self.states {
-            SpaceStates::Fast(e) => e.table(order),
-            SpaceStates::Reference(states) => crate::certify::state_table(
-                &order
-                    .iter()
-                    .map(|&i| states[i as usize].clone())
-                    .collect::<Vec<_>>(),
-            ),
-        }
-    }
 }
 
 /// Explores `net` from `starts` with the chosen explorer.

@@ -380,11 +380,6 @@ pub(crate) fn meta_of(net: &Network, terms: &dyn Terms, t: &T) -> Meta {
 }
 
 impl Arena {
-    /// The id of the term equal to `t`, if this arena holds it.
-    pub fn find(&self, t: &T) -> Option<Tid> {
-        self.index.find(&self.terms, tag_of(t), t)
-    }
-
     /// Interns a term whose children are in this arena.
     pub fn intern(&mut self, net: &Network, t: T) -> Tid {
         let tag = tag_of(&t);
@@ -486,22 +481,5 @@ impl Overlay<'_> {
         self.local.metas.push(meta);
         self.local.index.insert(tag, id);
         id | LOCAL
-    }
-}
-
-/// Every child of a node, in the order the certificate's table numbers them (the kernel's
-/// `term_children`): both sides of `Then` and `Interrupt`, a label's body before its start, the
-/// handlers before what follows them.
-pub(crate) fn all_children(t: &T) -> Vec<Tid> {
-    match t {
-        T::Done | T::Faulted(_) | T::Thread { .. } => Vec::new(),
-        T::Then(a, b) | T::Interrupt(a, b) => vec![*a, *b],
-        T::Par(cs) | T::Choice(cs) => cs.to_vec(),
-        T::Label { body, start, .. } => vec![*body, *start],
-        T::Inst { body, .. } | T::Suspended(body) => vec![*body],
-        T::Handling { body, then } => match then {
-            After::End => vec![*body],
-            After::Suspend(s) | After::Continue(s) | After::Restart(s) => vec![*body, *s],
-        },
     }
 }
