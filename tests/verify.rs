@@ -190,6 +190,35 @@ fn an_unreadable_certificate_or_source_is_an_environment_error() {
 }
 
 #[test]
+fn a_certificate_declaring_more_states_than_max_states_is_not_checked() {
+    let (_out, certs) = built("production-line");
+    let work: Vec<String> = certs
+        .into_iter()
+        .filter(|c| c.ends_with("Operator.Work.cert"))
+        .collect();
+    // The scene and its explorations from outside declare 15 states in all.
+    let run = hilbert(&args(&["verify"], &work, &["--max-states", "15"]), None);
+    assert_eq!(run.code, Some(0), "{}", run.stdout);
+    let run = hilbert(
+        &args(
+            &["verify", "--format", "json"],
+            &work,
+            &["--max-states", "14"],
+        ),
+        None,
+    );
+    assert_eq!(run.code, Some(1), "{}", run.stdout);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let c = &v["certificates"][0];
+    let why = c["invalid"].as_str().unwrap();
+    assert!(
+        why.contains("declares 15 states, more than the 14"),
+        "{why}"
+    );
+    assert_eq!(c["work"], 0);
+}
+
+#[test]
 fn dump_shows_the_decoded_certificate_as_json() {
     let (out, certs) = built("production-line");
     let run = hilbert(

@@ -440,10 +440,10 @@ impl Budget {
 }
 
 /// The states the kernel has made, in the order it met them. Each distinct term is held once
-/// (hash-consed): a held term's children are held terms, so a term equal to a held one is that
-/// allocation once held. A state is its root's term
-/// index and a belief-set index. No held term is nested deeper than [`MAX_TERM_DEPTH`], and no
-/// state is larger than [`MAX_STATE_SIZE`] nodes once its shared terms are written out.
+/// (hash-consed), and a held term's children are held terms, so two held terms are equal
+/// exactly when they have one index. A state is its root's term index and a belief-set index.
+/// No held term is nested deeper than [`MAX_TERM_DEPTH`], and no state is larger than
+/// [`MAX_STATE_SIZE`] nodes once its shared terms are written out.
 struct Table {
     terms: Vec<Sub>,
     /// Each held term's children's indices: those of term `i` are `kids[first[i]..first[i + 1]]`.
