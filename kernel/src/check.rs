@@ -22,6 +22,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 #[path = "props.rs"]
 mod props;
 pub use props::takers;
+#[path = "split.rs"]
+mod split;
 
 /// Proof that the kernel admitted one certificate: it names the certificate (the SHA-256 of
 /// its bytes), the IR it is about (the IR's SHA-256) and the network of that IR. Only this
@@ -649,6 +651,44 @@ impl Table {
         Err(hash)
     }
 
+    /// The held term that is held term `t` over the held children `ids` instead (as [`kids`]
+    /// lists them), if any: one of the same kind and own fields as `t`, over `ids`. Only `‖`,
+    /// sequences, labels and instances are looked for.
+    fn find_over(&self, t: u32, ids: &[u32]) -> Option<u32> {
+        use std::hash::Hasher;
+        let node = &*self.terms[t as usize];
+        let same = |b: &Term| match (node, b) {
+            (Term::Par(_), Term::Par(_)) | (Term::Then(..), Term::Then(..)) => true,
+            (
+                Term::Label { inst, label, .. },
+                Term::Label {
+                    inst: i, label: l, ..
+                },
+            ) => (inst, label) == (i, l),
+            (
+                Term::Inst {
+                    inst, plan, params, ..
+                },
+                Term::Inst {
+                    inst: i,
+                    plan: p,
+                    params: q,
+                    ..
+                },
+            ) => (inst, plan, params) == (i, p, q),
+            _ => false,
+        };
+        let mut h = self.hasher.build_hasher();
+        for &k in ids {
+            h.write_u64(*self.hashes.get(k as usize)?);
+        }
+        let hash = Table::hash(node, h);
+        let found = self.index.find(hash, |&j| {
+            self.kids_of(j) == ids && same(&self.terms[j as usize])
+        });
+        found.copied()
+    }
+
     /// A state's number when it has one, else what it takes to number it (`near`: see
     /// [`Table::find_term`]).
     fn find(&self, s: State, near: Option<u32>) -> Next {
@@ -854,6 +894,9 @@ fn close(
 ) -> Result<Closed, Unclosed> {
     use rayon::prelude::*;
     type Steps = (Vec<Next>, Vec<(PlanId, u32)>);
+    let memos: Vec<std::sync::Mutex<split::Memo>> = (0..=rayon::current_num_threads())
+        .map(|_| Default::default())
+        .collect();
     let step_of = |table: &Table, i: usize| -> Steps {
         if halt(table, i) || !budget.spend(table.cost(i)) {
             return (Vec::new(), Vec::new());
@@ -861,16 +904,40 @@ fn close(
         // A step changes a few threads: the rest of the next term is this state's, held.
         let state = table.state(i);
         let root = Some(table.states[i].0);
+        let Some(candidates) = sem.candidates(&state, &mut |n| budget.spend(n)) else {
+            return (Vec::new(), Vec::new());
+        };
+        let core =
+            rayon::current_thread_index().map_or(memos.len() - 1, |c| c.min(memos.len() - 1));
+        let mut memo = memos[core].lock().unwrap_or_else(|e| e.into_inner());
+        let split = split::split(sem, table, i, &mut memo);
         let (mut next, mut bad) = (Vec::new(), Vec::new());
-        sem.each_step(&state, &mut |n| budget.spend(n), &mut |step| {
-            for &(p, k, ok) in &step.effects.tells {
-                if !ok && !bad.contains(&(p, k)) {
-                    bad.push((p, k));
+        for c in &candidates {
+            let fast = split
+                .as_ref()
+                .and_then(|s| split::step(sem, table, (i, &state), s, c, &mut memo, budget));
+            let (n, tells) = match fast {
+                Some(done) => done,
+                None => {
+                    if !budget.spend(table.cost(i)) {
+                        break;
+                    }
+                    let step = sem.fire_candidate(&state, c);
+                    if !budget.spend(step.work) {
+                        break;
+                    }
+                    let tells = step.effects.tells.iter();
+                    let bad = tells.filter(|t| !t.2).map(|&(p, k, _)| (p, k));
+                    (table.find(step.next, root), bad.collect())
+                }
+            };
+            for t in tells {
+                if !bad.contains(&t) {
+                    bad.push(t);
                 }
             }
-            next.push(table.find(step.next, root));
-            true
-        });
+            next.push(n);
+        }
         (next, bad)
     };
     let mut succ = Succ::default();

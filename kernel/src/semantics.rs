@@ -195,10 +195,12 @@ pub struct Effects {
     pub tells: Vec<(PlanId, u32, bool)>,
     /// Whether an integer bound was passed.
     pub overflow: bool,
+    /// How many commands (`stop`, `abort`, …) the step issued.
+    pub commands: u32,
 }
 
 /// What a step was.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Event {
     /// A τ-step of one thread (instance index).
     Tau {
@@ -264,11 +266,38 @@ enum OfferKind {
 }
 
 /// What firing does at a ready thread.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum Action {
     Tau,
     Pop,
     Receive(Value),
+}
+
+/// A step not yet taken: its event, and what it does at each thread it moves (by the thread's
+/// path: the index of each child from the root, in the order of `children`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Candidate {
+    /// The event.
+    pub event: Event,
+    actions: Vec<(Vec<usize>, Action)>,
+}
+
+impl Candidate {
+    /// The paths of the threads it moves.
+    pub fn paths(&self) -> impl Iterator<Item = &[usize]> {
+        self.actions.iter().map(|(p, _)| &p[..])
+    }
+
+    /// The same step at other paths: one for each thread it moves, in the order of
+    /// [`Candidate::paths`].
+    pub fn moved(&self, paths: Vec<Vec<usize>>) -> Candidate {
+        Candidate {
+            event: self.event.clone(),
+            actions: (self.actions.iter().zip(paths))
+                .map(|((_, a), p)| (p, a.clone()))
+                .collect(),
+        }
+    }
 }
 
 struct Ctx<'b> {
@@ -362,7 +391,7 @@ impl<'a> Semantics<'a> {
         self.net.plans.get(id.0 as usize)
     }
 
-    fn node(&self, id: NodeId) -> Option<&'a Node> {
+    pub(crate) fn node(&self, id: NodeId) -> Option<&'a Node> {
         self.net.nodes.get(id.0 as usize)
     }
 
@@ -455,36 +484,43 @@ impl<'a> Semantics<'a> {
         spend: &mut dyn FnMut(u64) -> bool,
         visit: &mut dyn FnMut(Step) -> bool,
     ) -> bool {
-        // Listing the offers costs the term's size, and each offer's path and value: charged
-        // as they are listed, and the listing stops once it has cost the step's cap.
-        let size = term_size(&state.term) + state.beliefs.len() as u64;
-        let mut offers = Vec::new();
-        let mut listed = size;
-        self.collect_offers(&state.term, &mut Vec::new(), &mut offers, &mut listed);
-        if !spend(listed) || listed > self.work_cap {
+        let Some(candidates) = self.candidates(state, spend) else {
             return false;
-        }
-        let fire = |spend: &mut dyn FnMut(u64) -> bool,
-                    visit: &mut dyn FnMut(Step) -> bool,
-                    event: Event,
-                    actions: Vec<(Vec<usize>, Action)>|
-         -> bool {
+        };
+        let size = term_size(&state.term) + state.beliefs.len() as u64;
+        candidates.into_iter().all(|c| {
             if !spend(size) {
                 return false;
             }
-            let step = self.fire(state, event, actions);
+            let step = self.fire(state, c.event, c.actions);
             spend(step.work) && visit(step)
-        };
+        })
+    }
+
+    /// What can happen in `state`, in the order of [`Semantics::steps`]: each ready thread's
+    /// τ-step, in the order of the threads, then each rendezvous, by its sender's position and
+    /// then its receiver's. Listing the offers costs the term's size and each offer's path and
+    /// value, and each pair of offers compared one unit: charged to `spend` as they are made;
+    /// `None` when it says no.
+    pub fn candidates(
+        &self,
+        state: &State,
+        spend: &mut dyn FnMut(u64) -> bool,
+    ) -> Option<Vec<Candidate>> {
+        // The listing stops once it has cost the step's cap.
+        let mut offers = Vec::new();
+        let mut listed = term_size(&state.term) + state.beliefs.len() as u64;
+        self.collect_offers(&state.term, &mut Vec::new(), &mut offers, &mut listed);
+        if !spend(listed) || listed > self.work_cap {
+            return None;
+        }
+        let mut out = Vec::new();
         for o in &offers {
-            if let OfferKind::Tau = o.kind
-                && !fire(
-                    spend,
-                    visit,
-                    Event::Tau { inst: o.inst },
-                    vec![(o.path.clone(), Action::Tau)],
-                )
-            {
-                return false;
+            if let OfferKind::Tau = o.kind {
+                out.push(Candidate {
+                    event: Event::Tau { inst: o.inst },
+                    actions: vec![(o.path.clone(), Action::Tau)],
+                });
             }
         }
         for s in &offers {
@@ -493,7 +529,7 @@ impl<'a> Semantics<'a> {
             };
             for r in &offers {
                 if !spend(1) {
-                    return false;
+                    return None;
                 }
                 let OfferKind::Recv(rchan) = &r.kind else {
                     continue;
@@ -501,22 +537,26 @@ impl<'a> Semantics<'a> {
                 if rchan != chan || !diverge_at_par(&state.term, &s.path, &r.path) {
                     continue;
                 }
-                let event = Event::Sync {
-                    sender: s.inst,
-                    receiver: r.inst,
-                    chan: chan.clone(),
-                    value: value.clone(),
-                };
-                let actions = vec![
-                    (s.path.clone(), Action::Pop),
-                    (r.path.clone(), Action::Receive(value.clone())),
-                ];
-                if !fire(spend, visit, event, actions) {
-                    return false;
-                }
+                out.push(Candidate {
+                    event: Event::Sync {
+                        sender: s.inst,
+                        receiver: r.inst,
+                        chan: chan.clone(),
+                        value: value.clone(),
+                    },
+                    actions: vec![
+                        (s.path.clone(), Action::Pop),
+                        (r.path.clone(), Action::Receive(value.clone())),
+                    ],
+                });
             }
         }
-        true
+        Some(out)
+    }
+
+    /// The step `candidate` (one of [`Semantics::candidates`] of `state`) makes.
+    pub fn fire_candidate(&self, state: &State, candidate: &Candidate) -> Step {
+        self.fire(state, candidate.event.clone(), candidate.actions.clone())
     }
 
     /// The state reached by aborting the scene's root instance from outside (its `on abort`
@@ -557,7 +597,8 @@ impl<'a> Semantics<'a> {
                 work,
             };
         }
-        let effects = ctx.effects;
+        let mut effects = ctx.effects;
+        effects.commands = ctx.issued - 1;
         Step {
             event: Event::Abort,
             effects,
@@ -605,7 +646,8 @@ impl<'a> Semantics<'a> {
                 work,
             };
         }
-        let effects = ctx.effects;
+        let mut effects = ctx.effects;
+        effects.commands = ctx.issued - 1;
         Step {
             event,
             effects,
