@@ -653,12 +653,17 @@ impl Table {
 
     /// The held term that is held term `t` over the held children `ids` instead (as [`kids`]
     /// lists them), if any: one of the same kind and own fields as `t`, over `ids`. Only `‖`,
-    /// sequences, labels and instances are looked for.
+    /// sequences, labels, instances, interrupts and handlers are looked for.
     fn find_over(&self, t: u32, ids: &[u32]) -> Option<u32> {
         use std::hash::Hasher;
         let node = &*self.terms[t as usize];
         let same = |b: &Term| match (node, b) {
-            (Term::Par(_), Term::Par(_)) | (Term::Then(..), Term::Then(..)) => true,
+            (Term::Par(_), Term::Par(_))
+            | (Term::Then(..), Term::Then(..))
+            | (Term::Interrupt(..), Term::Interrupt(..)) => true,
+            (Term::Handling { then, .. }, Term::Handling { then: u, .. }) => {
+                std::mem::discriminant(then) == std::mem::discriminant(u)
+            }
             (
                 Term::Label { inst, label, .. },
                 Term::Label {
@@ -891,6 +896,7 @@ fn close(
     declared: Counts,
     halt: &(dyn Fn(&Table, usize) -> bool + Sync),
     budget: &Budget,
+    split: bool,
 ) -> Result<Closed, Unclosed> {
     use rayon::prelude::*;
     type Steps = (Vec<Next>, Vec<(PlanId, u32)>);
@@ -910,7 +916,7 @@ fn close(
         let core =
             rayon::current_thread_index().map_or(memos.len() - 1, |c| c.min(memos.len() - 1));
         let mut memo = memos[core].lock().unwrap_or_else(|e| e.into_inner());
-        let split = split::split(sem, table, i, &mut memo);
+        let split = (split.then(|| split::split(sem, table, i, &mut memo))).flatten();
         let (mut next, mut bad) = (Vec::new(), Vec::new());
         for c in &candidates {
             let fast = split
@@ -1139,7 +1145,7 @@ fn check_body(body: &Body, budget: &Budget, digest: [u8; 32]) -> Report {
     // The scene's states, breadth-first from its initial state.
     let mut table = Table::new();
     let closed = match table.add(&sem.initial()) {
-        Ok(_) => close(&sem, table, body.scene, &|_, _| false, budget),
+        Ok(_) => close(&sem, table, body.scene, &|_, _| false, budget, true),
         Err(why) => Err((LIMIT, Some(0), why)),
     };
     report.scene = (closed.as_ref().ok()).map(|c| (c.table.len(), c.succ.all.len()));
@@ -1564,7 +1570,7 @@ fn outside(
         true => root_of(t, i).2,
         false => root_of(t, i).0,
     };
-    let sub = match close(sem, sub, declared, &settled, budget) {
+    let sub = match close(sem, sub, declared, &settled, budget, true) {
         Ok(s) => s,
         Err((rule, i, why)) => {
             let rule = match rule {

@@ -36,8 +36,8 @@ pub(super) struct Split {
     par: u32,
     /// The context's number in the memo.
     key: u32,
-    /// Per child: whether it is closed, and the fuel a settle spends on it when it is quiet.
-    kids: Vec<(bool, Option<u64>)>,
+    /// Per child: the fuel a settle spends on it when it is quiet.
+    kids: Vec<Option<u64>>,
 }
 
 /// What a step did to the children it moved, on the reduced state.
@@ -56,7 +56,7 @@ struct Moved {
 #[derive(Default)]
 pub(super) struct Memo {
     contexts: FastMap<Vec<u64>, u32>,
-    kids: FastMap<u32, (bool, Option<u64>)>,
+    kids: FastMap<(u32, u32), (bool, Option<u64>)>,
     steps: FastMap<(u32, Vec<u32>, u32, Candidate), Option<Moved>>,
 }
 
@@ -71,46 +71,52 @@ fn splice(t: &Table, ctx: &[u32], par: Term) -> Term {
     })
 }
 
-/// State `i`'s term split at its `‖`, when it is one in a context of instances, labels and
-/// sequences.
+/// State `i`'s term split at its `‖`, when it is one in a context of instances, labels,
+/// sequences, interrupts and handlers (each over its first child), and every child is closed.
 pub(super) fn split(sem: &Semantics, t: &Table, i: usize, memo: &mut Memo) -> Option<Split> {
     let (mut ctx, mut at) = (Vec::new(), t.states[i].0);
+    // The context by its nodes' kinds, own fields and other children: a list of parameters by
+    // its address (held by the table as long as the memo lives), children by held index.
+    let (mut name, mut outer) = (Vec::new(), Vec::new());
     loop {
-        match &*t.terms[at as usize] {
+        let own = match &*t.terms[at as usize] {
             Term::Par(_) => break,
-            Term::Inst { .. } | Term::Label { .. } | Term::Then(..) => ctx.push(at),
-            _ => return None,
-        }
-        at = t.kids_of(at)[0];
-    }
-    // The context by its nodes' own fields and other children: a list of parameters by its
-    // address (held by the table as long as the memo lives), children by their held indices.
-    let mut name = Vec::new();
-    for &c in &ctx {
-        name.extend(match &*t.terms[c as usize] {
             Term::Inst {
                 inst, plan, params, ..
-            } => [
-                0,
-                u64::from(*inst),
-                u64::from(plan.0),
-                params.as_ptr() as *const () as u64,
-            ],
+            } => {
+                outer.push(*inst);
+                [
+                    0,
+                    u64::from(*inst),
+                    u64::from(plan.0),
+                    params.as_ptr() as *const () as u64,
+                ]
+            }
             Term::Label { inst, label, .. } => [1, u64::from(*inst), u64::from(label.0), 0],
-            _ => [2; 4],
-        });
-        name.extend(t.kids_of(c)[1..].iter().map(|&k| u64::from(k)));
+            Term::Then(..) => [2, 0, 0, 0],
+            Term::Interrupt(..) => [3, 0, 0, 0],
+            Term::Handling { then, .. } => [4, continuation(then), 0, 0],
+            _ => return None,
+        };
+        name.extend(own);
+        name.extend(t.kids_of(at)[1..].iter().map(|&k| u64::from(k)));
+        ctx.push(at);
+        at = t.kids_of(at)[0];
     }
     let n = memo.contexts.len() as u32;
     let key = *memo.contexts.entry(name).or_insert(n);
-    let kids = (t.kids_of(at).iter())
-        .map(|&k| {
-            *memo.kids.entry(k).or_insert_with(|| {
-                let c = &*t.terms[k as usize];
-                (closed(c, &mut Vec::new()), quiet(sem, c, true))
-            })
-        })
-        .collect();
+    let mut kids = Vec::new();
+    for &k in t.kids_of(at) {
+        let c = &*t.terms[k as usize];
+        let (closed, quiet) = *memo
+            .kids
+            .entry((key, k))
+            .or_insert_with(|| (closed(c, &mut Vec::new(), &outer), quiet(sem, c, true)));
+        kids.push(quiet);
+        if !closed {
+            return None;
+        }
+    }
     Some(Split {
         ctx,
         par: at,
@@ -119,18 +125,31 @@ pub(super) fn split(sem: &Semantics, t: &Table, i: usize, memo: &mut Memo) -> Op
     })
 }
 
+/// How a handler goes on when it has finished (the kind of its continuation).
+fn continuation(then: &crate::semantics::After) -> u64 {
+    use crate::semantics::After;
+    match then {
+        After::End => 0,
+        After::Suspend(_) => 1,
+        After::Continue(_) => 2,
+        After::Restart(_) => 3,
+    }
+}
+
 /// Whether every thread of `t` is inside an instance of its own number within `t` (`within`:
-/// the numbers of the instances around `t`).
-fn closed(t: &Term, within: &mut Vec<u32>) -> bool {
+/// the numbers of the instances around it there) or is one of the context's (`outer`), and no
+/// instance of `t` has the number of one of the context's.
+fn closed(t: &Term, within: &mut Vec<u32>, outer: &[u32]) -> bool {
     match t {
-        Term::Thread { inst, .. } => within.contains(inst),
-        Term::Inst { inst, .. } => {
+        Term::Thread { inst, .. } => within.contains(inst) || outer.contains(inst),
+        Term::Inst { inst, .. } if !outer.contains(inst) => {
             within.push(*inst);
-            let ok = kids(t).all(|c| closed(c, within));
+            let ok = kids(t).all(|c| closed(c, within, outer));
             within.pop();
             ok
         }
-        _ => kids(t).all(|c| closed(c, within)),
+        Term::Inst { .. } => false,
+        _ => kids(t).all(|c| closed(c, within, outer)),
     }
 }
 
@@ -189,18 +208,20 @@ pub(super) fn step(
     budget: &Budget,
 ) -> Option<(Next, Vec<(PlanId, u32)>)> {
     let d = s.ctx.len();
-    let mut moved: Vec<usize> = c
-        .paths()
-        .map(|p| p.get(d).copied())
-        .collect::<Option<_>>()?;
+    // The children moved: where each path, through the context's first children, enters the `‖`.
+    let mut moved = Vec::new();
+    for p in c.paths() {
+        if p.len() <= d || p[..d].iter().any(|&k| k != 0) {
+            return None;
+        }
+        moved.push(p[d]);
+    }
     moved.sort_unstable();
     moved.dedup();
     let mut fuel = 0;
-    for (k, &(closed, quiet)) in s.kids.iter().enumerate() {
-        match moved.contains(&k) {
-            true if !closed => return None,
-            true => {}
-            false => fuel += quiet?,
+    for (k, quiet) in s.kids.iter().enumerate() {
+        if !moved.contains(&k) {
+            fuel += (*quiet)?;
         }
     }
     let all = t.kids_of(s.par);
@@ -303,4 +324,153 @@ fn found(t: &Table, s: &Split, moved: &[usize], m: &Moved) -> Option<u32> {
     }
     let set = t.sets.get(&m.beliefs)?;
     t.numbers.get(&(at, *set)).copied()
+}
+
+#[cfg(test)]
+mod tests {
+    //! Split states stepped both ways: every reachable state of every example and of random
+    //! projects, each candidate fired on the whole state by the reference semantics and, where
+    //! this module takes it, on the reduced state; and each scene explored with and without
+    //! split states.
+    use super::super::{Budget, Next, Table, close};
+    use super::{Memo, split, step};
+    use crate::semantics::Semantics;
+    use hilbert_certificates::cert;
+    use hilbert_oracle::generate;
+    use hilbert_oracle::pipeline::{self, Sources};
+    use std::sync::atomic::AtomicU64;
+
+    /// Steps taken on reduced states, steps in all.
+    fn both_ways(bytes: &[u8], what: &str) -> (usize, usize) {
+        let body = cert::decode(bytes).expect("a certificate the build wrote decodes");
+        let net = &body.ir.networks[body.network as usize];
+        let sem = Semantics::new(net, &body.ir.agents[net.agent.0 as usize]);
+        let budget = Budget {
+            limit: u64::MAX / 4,
+            used: AtomicU64::new(0),
+        };
+        let explore = |split: bool| {
+            let mut table = Table::new();
+            table
+                .add(&sem.initial())
+                .expect("the initial state is held");
+            close(&sem, table, body.scene, &|_, _| false, &budget, split)
+        };
+        let (a, b) = match (explore(true), explore(false)) {
+            (Ok(a), Ok(b)) => (a, b),
+            (Err(x), Err(y)) => {
+                assert_eq!((x.0, x.2), (y.0, y.2), "{what}");
+                return (0, 0);
+            }
+            (x, y) => panic!("{what}: split {:?}, whole {:?}", x.err(), y.err()),
+        };
+        assert_eq!(a.table.len(), b.table.len(), "{what}");
+        for i in 0..a.table.len() {
+            assert_eq!(a.table.state(i), b.table.state(i), "{what}: state {i}");
+        }
+        assert_eq!(a.succ.all, b.succ.all, "{what}");
+        assert_eq!(a.bad_tells, b.bad_tells, "{what}");
+        let (t, mut memo) = (&a.table, Memo::default());
+        let (mut fast, mut all) = (0, 0);
+        for i in 0..t.len() {
+            let state = t.state(i);
+            let candidates = sem.candidates(&state, &mut |_| true).expect("no cap");
+            let s = split(&sem, t, i, &mut memo);
+            for c in &candidates {
+                all += 1;
+                let whole = sem.fire_candidate(&state, c);
+                let found = s
+                    .as_ref()
+                    .and_then(|s| step(&sem, t, (i, &state), s, c, &mut memo, &budget));
+                let Some((next, bad)) = found else { continue };
+                fast += 1;
+                let next = match next {
+                    Next::Old(j) => t.state(j as usize),
+                    Next::New(s, ..) => s,
+                };
+                assert_eq!(next, whole.next, "{what}: state {i}, {c:?}");
+                let mut want = Vec::new();
+                for &(p, k, ok) in &whole.effects.tells {
+                    if !ok && !want.contains(&(p, k)) {
+                        want.push((p, k));
+                    }
+                }
+                assert_eq!(bad, want, "{what}: state {i}, {c:?}");
+            }
+        }
+        (fast, all)
+    }
+
+    fn build_all(src: &Sources, what: &str) -> (usize, usize, usize) {
+        let Ok(proofs) = pipeline::build(src, 20_000) else {
+            return (0, 0, 0);
+        };
+        let mut sum = (0, 0, 0);
+        for c in proofs.certificates.iter().filter(|c| c.withheld.is_none()) {
+            let (f, a) = both_ways(&c.bytes, &format!("{what}: {}", c.name));
+            sum = (sum.0 + 1, sum.1 + f, sum.2 + a);
+        }
+        sum
+    }
+
+    #[test]
+    fn every_example_steps_alike_split_and_whole() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+        let (mut certs, mut fast, mut all) = (0, 0, 0);
+        for dir in std::fs::read_dir(&root).expect("examples/") {
+            let dir = dir.expect("an example").path();
+            let mut files = Vec::new();
+            for f in std::fs::read_dir(&dir).expect("an example's folder") {
+                let f = f.expect("a file").path();
+                if matches!(
+                    f.extension().and_then(|e| e.to_str()),
+                    Some("ha" | "hk" | "hb")
+                ) {
+                    let name = f
+                        .file_name()
+                        .expect("a name")
+                        .to_string_lossy()
+                        .into_owned();
+                    files.push((name, std::fs::read_to_string(&f).expect("a source")));
+                }
+            }
+            let src = Sources {
+                files,
+                params: Vec::new(),
+            };
+            let (c, f, a) = build_all(&src, &dir.display().to_string());
+            (certs, fast, all) = (certs + c, fast + f, all + a);
+        }
+        assert!(
+            certs >= 25,
+            "only {certs} certificates built from the examples"
+        );
+        assert!(
+            fast * 4 >= all,
+            "only {fast} of {all} steps taken on reduced states"
+        );
+    }
+
+    #[test]
+    fn random_projects_step_alike_split_and_whole() {
+        let (mut certs, mut fast, mut all) = (0, 0, 0);
+        let mut coverage = generate::Coverage::new();
+        for seed in 0..300 {
+            let project = generate::project(seed, &mut coverage, &[]);
+            let (c, f, a) = build_all(
+                &project.sources(),
+                &format!("seed {seed}\n{}", project.listing()),
+            );
+            (certs, fast, all) = (certs + c, fast + f, all + a);
+        }
+        eprintln!("random projects: {certs} certificates, {fast} of {all} steps on reduced states");
+        assert!(
+            certs >= 200,
+            "only {certs} certificates built from random projects"
+        );
+        assert!(
+            fast * 4 >= all,
+            "only {fast} of {all} steps taken on reduced states"
+        );
+    }
 }
