@@ -318,7 +318,30 @@ struct Ctx<'b> {
     cap: u64,
 }
 
-impl Ctx<'_> {
+impl<'b> Ctx<'b> {
+    /// A step's context at its start, with these commands queued.
+    fn new(
+        beliefs: &'b mut BTreeSet<Atom>,
+        commands: Vec<(u32, u32, Command, Target)>,
+        cap: u64,
+    ) -> Self {
+        let (issued, tail_calls, fuel, effects) =
+            (1, Vec::new(), MACRO_STEP_FUEL, Effects::default());
+        let (depth, diverged, work) = (0, false, 0);
+        Ctx {
+            beliefs,
+            effects,
+            commands,
+            issued,
+            tail_calls,
+            fuel,
+            depth,
+            diverged,
+            work,
+            cap,
+        }
+    }
+
     /// Charges `n` units of work; past the cap, the step is cut short.
     fn charge(&mut self, n: u64) {
         self.work = self.work.saturating_add(n);
@@ -559,28 +582,15 @@ impl<'a> Semantics<'a> {
         self.fire(state, candidate.event.clone(), candidate.actions.clone())
     }
 
-    /// The state reached by aborting the scene's root instance from outside (its `on abort`
-    /// handlers and those of every instance inside it run, innermost first).
-    pub fn abort_root(&self, state: &State) -> Step {
-        self.command_root(state, Command::Abort)
-    }
-
     /// The state reached by a command landing on the scene's root instance from outside (the
     /// runtime's commitment law and subgoals: abort, stop, resume).
     pub fn command_root(&self, state: &State, command: Command) -> Step {
         let mut beliefs = state.beliefs.clone();
-        let mut ctx = Ctx {
-            beliefs: &mut beliefs,
-            effects: Effects::default(),
-            commands: vec![(0, 0, command, Target::SelfInstance)],
-            issued: 1,
-            tail_calls: Vec::new(),
-            fuel: MACRO_STEP_FUEL,
-            depth: 0,
-            diverged: false,
-            work: 0,
-            cap: self.work_cap,
-        };
+        let mut ctx = Ctx::new(
+            &mut beliefs,
+            vec![(0, 0, command, Target::SelfInstance)],
+            self.work_cap,
+        );
         ctx.charge(term_size(&state.term));
         let term = self.land_commands(Arc::new(state.term.clone()), &mut ctx);
         let work = ctx.total_work();
@@ -613,18 +623,7 @@ impl<'a> Semantics<'a> {
     fn fire(&self, state: &State, event: Event, actions: Vec<(Vec<usize>, Action)>) -> Step {
         let mut beliefs = state.beliefs.clone();
         let term = self.fire_at(Arc::new(state.term.clone()), &actions, 0, false);
-        let mut ctx = Ctx {
-            beliefs: &mut beliefs,
-            effects: Effects::default(),
-            commands: Vec::new(),
-            issued: 1,
-            tail_calls: Vec::new(),
-            fuel: MACRO_STEP_FUEL,
-            depth: 0,
-            diverged: false,
-            work: 0,
-            cap: self.work_cap,
-        };
+        let mut ctx = Ctx::new(&mut beliefs, Vec::new(), self.work_cap);
         let term = self.settle(term, &mut ctx);
         let term = self.land_commands(term, &mut ctx);
         let work = ctx.total_work();
@@ -847,18 +846,7 @@ impl<'a> Semantics<'a> {
     /// result is ready (or ended).
     fn expand(&self, term: Term) -> Sub {
         let mut beliefs = BTreeSet::new();
-        let mut ctx = Ctx {
-            beliefs: &mut beliefs,
-            effects: Effects::default(),
-            commands: Vec::new(),
-            issued: 1,
-            tail_calls: Vec::new(),
-            fuel: MACRO_STEP_FUEL,
-            depth: 0,
-            diverged: false,
-            work: 0,
-            cap: self.work_cap,
-        };
+        let mut ctx = Ctx::new(&mut beliefs, Vec::new(), self.work_cap);
         self.run(Arc::new(term), &mut ctx, false)
     }
 

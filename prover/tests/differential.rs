@@ -240,7 +240,7 @@ fn fast_and_reference_explorers_agree() {
             let aborted: Vec<State> = rstates
                 .iter()
                 .take(200)
-                .map(|s| sem.abort_root(s).next)
+                .map(|s| sem.command_root(s, Command::Abort).next)
                 .collect();
             assert_eq!(rg.len(), n);
             compare(&format!("{what} after abort"), net, ir, aborted, usize::MAX);
@@ -685,7 +685,10 @@ fn wide_random_program(
             .iter()
             .map(|s| sem.command_root(&stop(s), Command::Resume).next)
             .collect();
-        let aborted: Vec<State> = rstates.iter().map(|s| sem.abort_root(s).next).collect();
+        let aborted: Vec<State> = rstates
+            .iter()
+            .map(|s| sem.command_root(s, Command::Abort).next)
+            .collect();
         compare(&format!("{what} resumed"), net, ir, resumed.clone(), bound);
         compare(&format!("{what} aborted"), net, ir, aborted, bound);
         compare_halted(
