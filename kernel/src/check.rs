@@ -451,8 +451,9 @@ struct Table {
     /// Each held term's children's indices: those of term `i` are `kids[first[i]..first[i + 1]]`.
     kids: Vec<u32>,
     first: Vec<u32>,
-    /// The held terms' indices, by [`Table::hash`]; 4 bytes a term.
+    /// The held terms' indices, by [`Table::hash`] and by their address; 4 bytes a term each.
     index: HashTable<u32>,
+    by_address: HashTable<u32>,
     hashes: Vec<u64>,
     hasher: foldhash::fast::RandomState,
     /// The parameter lists, each held once.
@@ -466,24 +467,11 @@ struct Table {
     depth: Vec<u32>,
 }
 
-/// A step's next state: its number, or the state itself, to be numbered, with its root's index
-/// when its term is held and what [`Table::hold`] needs when it is not.
+/// A step's next state: its number, or the state itself, to be numbered.
 enum Next {
     Old(u32),
-    New(State, Option<u32>, Vec<Planned>),
+    New(State),
 }
-
-/// A node of a term that no held term equals: its hash, and each child's index when held (else
-/// [`NOT_HELD`]).
-#[derive(Default)]
-struct Planned {
-    hash: u64,
-    held: Vec<u32>,
-}
-
-/// A child not held when its parent was planned: no held term has this index, since
-/// [`Table::hold`] holds fewer terms.
-const NOT_HELD: u32 = u32::MAX;
 
 /// Every child of a term, in order: both sides of `Then` and `Interrupt`, a label's start after
 /// its body, what follows handlers after them.
@@ -551,6 +539,7 @@ impl Table {
             kids: Vec::new(),
             first: vec![0],
             index: HashTable::new(),
+            by_address: HashTable::new(),
             hashes: Vec::new(),
             hasher: foldhash::fast::RandomState::default(),
             params: fast_map(0),
@@ -617,113 +606,60 @@ impl Table {
         &self.kids[self.first[i] as usize..self.first[i + 1] as usize]
     }
 
-    /// The index of the held term equal to `t`. `near` is a guess, a held term `t` may be
-    /// (the state a step came from): when `t` is that very allocation, it is that term, and the
-    /// guess's children are the guesses for `t`'s. Otherwise it is found by its hash and
-    /// compared (`==` is structural; a child that is the held term it is compared with is equal
-    /// at once): a wrong guess costs one pointer comparison, never a wrong index. When there is
-    /// none, its hash, and `plan` gets, for each node of `t` that no held term equals (`t`
-    /// first, then its children's, in order), its hash and its children's indices where they
-    /// are held: what [`Table::hold`] needs to hold it.
-    fn find_term(&self, t: &Term, near: Option<u32>, plan: &mut Vec<Planned>) -> Result<u32, u64> {
-        let near = near.filter(|&g| (g as usize) < self.terms.len());
-        if let Some(g) = near
-            && std::ptr::eq(&*self.terms[g as usize], t)
-        {
-            return Ok(g);
-        }
-        use std::hash::Hasher;
-        let guesses = near.map_or(&[][..], |g| self.kids_of(g));
-        let mine = plan.len();
-        plan.push(Planned::default());
-        let (mut held, mut h) = (Vec::new(), self.hasher.build_hasher());
-        for (n, c) in kids(t).enumerate() {
-            let k = self.find_term(c, guesses.get(n).copied(), plan);
-            held.push(k.unwrap_or(NOT_HELD));
-            h.write_u64(k.map_or_else(|h| h, |i| self.hashes[i as usize]));
-        }
-        let hash = Table::hash(t, h);
-        if let Some(&j) = self.index.find(hash, |&j| *self.terms[j as usize] == *t) {
-            plan.truncate(mine);
-            return Ok(j);
-        }
-        plan[mine] = Planned { hash, held };
-        Err(hash)
-    }
-
-    /// The held term that is held term `t` over the held children `ids` instead (as [`kids`]
-    /// lists them), if any: one of the same kind and own fields as `t`, over `ids`. Only `‖`,
-    /// sequences, labels, instances, interrupts and handlers are looked for.
-    fn find_over(&self, t: u32, ids: &[u32]) -> Option<u32> {
-        use std::hash::Hasher;
-        let node = &*self.terms[t as usize];
-        let same = |b: &Term| match (node, b) {
-            (Term::Par(_), Term::Par(_))
-            | (Term::Then(..), Term::Then(..))
-            | (Term::Interrupt(..), Term::Interrupt(..)) => true,
-            (Term::Handling { then, .. }, Term::Handling { then: u, .. }) => {
-                std::mem::discriminant(then) == std::mem::discriminant(u)
-            }
-            (
-                Term::Label { inst, label, .. },
-                Term::Label {
-                    inst: i, label: l, ..
-                },
-            ) => (inst, label) == (i, l),
-            (
-                Term::Inst {
-                    inst, plan, params, ..
-                },
-                Term::Inst {
-                    inst: i,
-                    plan: p,
-                    params: q,
-                    ..
-                },
-            ) => (inst, plan, params) == (i, p, q),
-            _ => false,
-        };
-        let mut h = self.hasher.build_hasher();
-        for &k in ids {
-            h.write_u64(*self.hashes.get(k as usize)?);
-        }
-        let hash = Table::hash(node, h);
-        let found = self.index.find(hash, |&j| {
-            self.kids_of(j) == ids && same(&self.terms[j as usize])
-        });
+    /// The held term at `t`'s address, if `t` is one: a held term lives as long as the table,
+    /// so no other term has its address meanwhile.
+    fn at_address(&self, t: &Term) -> Option<u32> {
+        let hash = self.hasher.hash_one(t as *const Term);
+        let found = self
+            .by_address
+            .find(hash, |&j| std::ptr::eq(&*self.terms[j as usize], t));
         found.copied()
     }
 
-    /// A state's number when it has one, else what it takes to number it (`near`: see
-    /// [`Table::find_term`]).
-    fn find(&self, s: State, near: Option<u32>) -> Next {
-        let mut plan = Vec::new();
-        let root = self.find_term(&s.term, near, &mut plan).ok();
+    /// The index of the held term equal to `t`, if any: `t` itself when it is held, else found
+    /// by its hash over its children's and compared (`==` is structural; a child that is the
+    /// held term it is compared with is equal at once).
+    fn find_term(&self, t: &Term) -> Option<u32> {
+        if let Some(j) = self.at_address(t) {
+            return Some(j);
+        }
+        let mut h = self.hasher.build_hasher();
+        for c in kids(t) {
+            std::hash::Hasher::write_u64(&mut h, self.hashes[self.find_term(c)? as usize]);
+        }
+        let hash = Table::hash(t, h);
+        self.index
+            .find(hash, |&j| *self.terms[j as usize] == *t)
+            .copied()
+    }
+
+    /// A state's number when it has one, else the state, to be numbered.
+    fn find(&self, s: State) -> Next {
+        let root = self.find_term(&s.term);
         let set = self.sets.get(&s.beliefs);
         match root
             .zip(set)
             .and_then(|(r, &set)| self.numbers.get(&(r, set)))
         {
             Some(&j) => Next::Old(j),
-            None => Next::New(s, root, plan),
+            None => Next::New(s),
         }
     }
 
-    /// The index of the held term equal to `t`, whose `plan` [`Table::find_term`] made against
-    /// the held terms of then (a term met since is found again, and held once): held over its
-    /// held children when new.
-    fn hold(&mut self, t: &Term, plan: &mut std::slice::Iter<Planned>) -> Result<u32, String> {
-        let Some(Planned { hash, held }) = plan.next() else {
-            return Err("a next state's plan ended before its term".into());
-        };
-        let mut ids = Vec::with_capacity(held.len());
-        for (c, &k) in kids(t).zip(held) {
-            ids.push(match k {
-                NOT_HELD => self.hold(c, plan)?,
-                i => i,
-            });
+    /// The index of the held term equal to `t`, held over its held children when new.
+    fn hold(&mut self, t: &Term) -> Result<u32, String> {
+        if let Some(j) = self.at_address(t) {
+            return Ok(j);
         }
-        if let Some(&j) = self.index.find(*hash, |&j| *self.terms[j as usize] == *t) {
+        let mut ids = Vec::new();
+        let mut h = self.hasher.build_hasher();
+        for c in kids(t) {
+            let k = self.hold(c)?;
+            std::hash::Hasher::write_u64(&mut h, self.hashes[k as usize]);
+            ids.push(k);
+        }
+        let hash = Table::hash(t, h);
+        if let Some(&j) = self.index.find(hash, |&j| *self.terms[j as usize] == *t) {
             return Ok(j);
         }
         let own = match t {
@@ -752,14 +688,18 @@ impl Table {
         let sub = Sub::new(with_kids(t, &held, params));
         let i = self.terms.len() as u32;
         let edges = u32::try_from(self.kids.len() + ids.len()).ok();
-        let Some(edges) = edges.filter(|_| i != NOT_HELD) else {
+        let Some(edges) = edges.filter(|_| i != u32::MAX) else {
             return Err("more terms than the kernel can number".into());
         };
         self.kids.extend_from_slice(&ids);
         self.first.push(edges);
         let hashes = &self.hashes;
-        self.index.insert_unique(*hash, i, |&j| hashes[j as usize]);
-        self.hashes.push(*hash);
+        self.index.insert_unique(hash, i, |&j| hashes[j as usize]);
+        let (terms, hasher) = (&self.terms, &self.hasher);
+        let address = |j: &u32| hasher.hash_one(&*terms[*j as usize] as *const Term);
+        self.by_address
+            .insert_unique(hasher.hash_one(&*sub as *const Term), i, address);
+        self.hashes.push(hash);
         self.terms.push(sub);
         self.depth.push(d);
         self.size.push(n);
@@ -777,23 +717,7 @@ impl Table {
 
     /// A state's number, numbered next when it is new (and whether it was).
     fn add(&mut self, s: &State) -> Result<(u32, bool), String> {
-        match self.find(s.clone(), None) {
-            Next::Old(j) => Ok((j, false)),
-            Next::New(s, root, plan) => self.number(&s, root, &plan),
-        }
-    }
-
-    /// [`Table::add`] with what [`Table::find`] found, against the held terms of then.
-    fn number(
-        &mut self,
-        s: &State,
-        root: Option<u32>,
-        plan: &[Planned],
-    ) -> Result<(u32, bool), String> {
-        let root = match root {
-            Some(r) => r,
-            None => self.hold(&s.term, &mut plan.iter())?,
-        };
+        let root = self.hold(&s.term)?;
         let k = self.states.len();
         if self.size[root as usize].saturating_add(s.beliefs.len() as u64) > MAX_STATE_SIZE {
             return Err(format!(
@@ -907,9 +831,9 @@ fn close(
         if halt(table, i) || !budget.spend(table.cost(i)) {
             return (Vec::new(), Vec::new());
         }
-        // A step changes a few threads: the rest of the next term is this state's, held.
+        // A step changes a few threads: the rest of the next term is this state's, held (and
+        // found by its address).
         let state = table.state(i);
-        let root = Some(table.states[i].0);
         let Some(candidates) = sem.candidates(&state, &mut |n| budget.spend(n)) else {
             return (Vec::new(), Vec::new());
         };
@@ -934,7 +858,7 @@ fn close(
                     }
                     let tells = step.effects.tells.iter();
                     let bad = tells.filter(|t| !t.2).map(|&(p, k, _)| (p, k));
-                    (table.find(step.next, root), bad.collect())
+                    (table.find(step.next), bad.collect())
                 }
             };
             for t in tells {
@@ -961,7 +885,7 @@ fn close(
             for n in next {
                 let j = match n {
                     Next::Old(j) => j,
-                    Next::New(s, root, plan) => table.number(&s, root, &plan).map_err(at)?.0,
+                    Next::New(s) => table.add(&s).map_err(at)?.0,
                 };
                 succ.all.push(j);
             }
@@ -1691,7 +1615,7 @@ mod tests {
 
     /// A state's number in `t`, when it has one.
     fn number_of(t: &Table, s: &State) -> Option<u32> {
-        match t.find(s.clone(), None) {
+        match t.find(s.clone()) {
             Next::Old(j) => Some(j),
             Next::New(..) => None,
         }
@@ -1740,29 +1664,29 @@ mod tests {
     }
 
     #[test]
-    fn a_state_written_out_is_found_and_a_guess_changes_nothing() {
+    fn a_state_written_out_or_made_afresh_is_found() {
         let t = table();
         let (a, c) = (thread(0, 1), thread(2, 3));
         let absent = state(&a, &c, &[]);
-        let guesses = [None, Some(0), Some(1), Some(2), Some(5), Some(u32::MAX)];
-        for g in guesses {
-            for i in 0..t.len() {
-                // Written out (its held children) and made afresh (equal, other allocations).
-                let fresh = state(&thread(0, 1), &thread(1, 2), &[]);
-                let fresh = if i == 0 {
-                    fresh
-                } else {
-                    state(&thread(1, 2), &thread(0, 1), &[])
-                };
-                for s in [t.state(i), fresh] {
-                    assert!(
-                        matches!(t.find(s, g), Next::Old(j) if j as usize == i),
-                        "{i} {g:?}"
-                    );
-                }
+        for i in 0..t.len() {
+            // Written out (its held children, found by their address) and made afresh (equal,
+            // other allocations, found by their hashes).
+            let fresh = state(&thread(0, 1), &thread(1, 2), &[]);
+            let fresh = if i == 0 {
+                fresh
+            } else {
+                state(&thread(1, 2), &thread(0, 1), &[])
+            };
+            for s in [t.state(i), fresh] {
+                assert!(matches!(t.find(s), Next::Old(j) if j as usize == i), "{i}");
             }
-            assert!(matches!(t.find(absent.clone(), g), Next::New(..)), "{g:?}");
         }
+        assert!(matches!(t.find(absent), Next::New(..)));
+        // A held term is found by its address; a term equal to it elsewhere, by its hash.
+        let held = t.terms[0].clone();
+        assert_eq!(t.at_address(&held), Some(0));
+        assert_eq!(t.at_address(&thread(0, 1)), None);
+        assert_eq!(t.find_term(&thread(0, 1)), Some(0));
     }
 
     #[test]

@@ -24,40 +24,52 @@
 //! the same beliefs in the same order, and the next term is `C[… c_i' … c_j' …]`. A candidate
 //! for which any condition fails is fired on the whole state.
 
-use super::{Budget, FastMap, NOT_HELD, Next, Table, kids, with_kids};
-use crate::semantics::{Atom, Candidate, MACRO_STEP_FUEL, Mode, Semantics, State, Sub, Term};
+use super::{Budget, FastMap, Next, Table, kids, with_kids};
+use crate::semantics::{Atom, Candidate, MACRO_STEP_FUEL, Mode, Semantics, State, Step, Sub, Term};
 use hilbert_certificates::ir::{Node, PlanId};
 use std::collections::BTreeSet;
 
-/// A state's term split at its `‖`.
+/// A state's term split at its `‖`: the context's held nodes from the root down, the `‖`'s,
+/// the context's number in the memo, and per child the fuel a settle spends on it when quiet.
 pub(super) struct Split {
-    /// The context's held nodes, from the root down, and the `‖`'s.
     ctx: Vec<u32>,
     par: u32,
-    /// The context's number in the memo.
     key: u32,
-    /// Per child: the fuel a settle spends on it when it is quiet.
     kids: Vec<Option<u64>>,
 }
 
-/// What a step did to the children it moved, on the reduced state.
-struct Moved {
-    kids: Vec<Sub>,
-    /// Their held indices, once found ([`NOT_HELD`] until then).
-    held: Vec<u32>,
-    beliefs: BTreeSet<Atom>,
-    /// The tells it ran infeasibly.
-    bad: Vec<(PlanId, u32)>,
-    work: u64,
-}
+/// What a step did on a reduced state: the children it made, the beliefs, the tells it ran
+/// infeasibly and its work.
+type Moved = (Vec<Sub>, BTreeSet<Atom>, Vec<(PlanId, u32)>, u64);
 
-/// A memo (one per core): contexts numbered, held children's closedness and quietness, and
-/// steps of reduced states by context, moved children, belief set and candidate.
+/// A memo (one per core): contexts numbered, held children's closedness and quietness (by
+/// context), and the steps of reduced states by context, moved children, belief set and
+/// candidate (`None`: not put back).
 #[derive(Default)]
 pub(super) struct Memo {
     contexts: FastMap<Vec<u64>, u32>,
     kids: FastMap<(u32, u32), (bool, Option<u64>)>,
     steps: FastMap<(u32, Vec<u32>, u32, Candidate), Option<Moved>>,
+}
+
+/// A node's kind and own fields, not its children, for the nodes a split state's context and
+/// `‖` are made of (a list of parameters by its address: the table holds each list once).
+fn own(t: &Term) -> Option<[u64; 4]> {
+    Some(match t {
+        Term::Par(_) => [0; 4],
+        Term::Inst {
+            inst, plan, params, ..
+        } => [
+            1,
+            (*inst).into(),
+            plan.0.into(),
+            params.as_ptr() as *const () as u64,
+        ],
+        Term::Label { inst, label, .. } => [2, (*inst).into(), label.0.into(), 0],
+        Term::Then(..) => [3, 0, 0, 0],
+        Term::Interrupt(..) => [4, 0, 0, 0],
+        _ => return None,
+    })
 }
 
 /// `par` in the context `ctx` (held nodes, from the root down, each over its first child).
@@ -72,50 +84,30 @@ fn splice(t: &Table, ctx: &[u32], par: Term) -> Term {
 }
 
 /// State `i`'s term split at its `‖`, when it is one in a context of instances, labels,
-/// sequences, interrupts and handlers (each over its first child), and every child is closed.
+/// sequences and interrupts (each over its first child), and every child is closed.
 pub(super) fn split(sem: &Semantics, t: &Table, i: usize, memo: &mut Memo) -> Option<Split> {
-    let (mut ctx, mut at) = (Vec::new(), t.states[i].0);
-    // The context by its nodes' kinds, own fields and other children: a list of parameters by
-    // its address (held by the table as long as the memo lives), children by held index.
-    let (mut name, mut outer) = (Vec::new(), Vec::new());
-    loop {
-        let own = match &*t.terms[at as usize] {
-            Term::Par(_) => break,
-            Term::Inst {
-                inst, plan, params, ..
-            } => {
-                outer.push(*inst);
-                [
-                    0,
-                    u64::from(*inst),
-                    u64::from(plan.0),
-                    params.as_ptr() as *const () as u64,
-                ]
-            }
-            Term::Label { inst, label, .. } => [1, u64::from(*inst), u64::from(label.0), 0],
-            Term::Then(..) => [2, 0, 0, 0],
-            Term::Interrupt(..) => [3, 0, 0, 0],
-            Term::Handling { then, .. } => [4, continuation(then), 0, 0],
-            _ => return None,
-        };
-        name.extend(own);
-        name.extend(t.kids_of(at)[1..].iter().map(|&k| u64::from(k)));
+    let (mut ctx, mut at, mut name, mut outer) =
+        (Vec::new(), t.states[i].0, Vec::new(), Vec::new());
+    while let Some(own) = own(&t.terms[at as usize]).filter(|o| o[0] != 0) {
+        if own[0] == 1 {
+            outer.push(own[1] as u32);
+        }
+        name.extend(
+            own.into_iter()
+                .chain(t.kids_of(at)[1..].iter().map(|&k| k.into())),
+        );
         ctx.push(at);
         at = t.kids_of(at)[0];
     }
+    own(&t.terms[at as usize])?;
     let n = memo.contexts.len() as u32;
     let key = *memo.contexts.entry(name).or_insert(n);
     let mut kids = Vec::new();
     for &k in t.kids_of(at) {
         let c = &*t.terms[k as usize];
-        let (closed, quiet) = *memo
-            .kids
-            .entry((key, k))
+        let (closed, quiet) = *(memo.kids.entry((key, k)))
             .or_insert_with(|| (closed(c, &mut Vec::new(), &outer), quiet(sem, c, true)));
-        kids.push(quiet);
-        if !closed {
-            return None;
-        }
+        kids.push(closed.then_some(quiet)?);
     }
     Some(Split {
         ctx,
@@ -125,30 +117,19 @@ pub(super) fn split(sem: &Semantics, t: &Table, i: usize, memo: &mut Memo) -> Op
     })
 }
 
-/// How a handler goes on when it has finished (the kind of its continuation).
-fn continuation(then: &crate::semantics::After) -> u64 {
-    use crate::semantics::After;
-    match then {
-        After::End => 0,
-        After::Suspend(_) => 1,
-        After::Continue(_) => 2,
-        After::Restart(_) => 3,
-    }
-}
-
 /// Whether every thread of `t` is inside an instance of its own number within `t` (`within`:
 /// the numbers of the instances around it there) or is one of the context's (`outer`), and no
 /// instance of `t` has the number of one of the context's.
 fn closed(t: &Term, within: &mut Vec<u32>, outer: &[u32]) -> bool {
     match t {
         Term::Thread { inst, .. } => within.contains(inst) || outer.contains(inst),
-        Term::Inst { inst, .. } if !outer.contains(inst) => {
+        Term::Inst { inst, .. } if outer.contains(inst) => false,
+        Term::Inst { inst, .. } => {
             within.push(*inst);
             let ok = kids(t).all(|c| closed(c, within, outer));
             within.pop();
             ok
         }
-        Term::Inst { .. } => false,
         _ => kids(t).all(|c| closed(c, within, outer)),
     }
 }
@@ -164,20 +145,15 @@ fn quiet(sem: &Semantics, t: &Term, effects: bool) -> Option<u64> {
     match t {
         Term::Done | Term::Faulted(_) | Term::Suspended(_) => Some(0),
         Term::Thread {
+            mode: Mode::Ready, ..
+        } if effects => Some(0),
+        Term::Thread {
             mode: Mode::Ready,
             stack,
             ..
-        } => match stack.last().and_then(|&n| sem.node(n)) {
-            _ if effects => Some(0),
-            Some(
-                Node::Stop
-                | Node::Send { .. }
-                | Node::Recv { .. }
-                | Node::Believe(_)
-                | Node::Forget(_)
-                | Node::Tell { .. }
-                | Node::Command { .. },
-            ) => Some(1),
+        } => match sem.node(*stack.last()?)? {
+            Node::Stop | Node::Send { .. } | Node::Recv { .. } | Node::Believe(_) => Some(1),
+            Node::Forget(_) | Node::Tell { .. } | Node::Command { .. } => Some(1),
             _ => None,
         },
         Term::Then(a, _)
@@ -195,9 +171,9 @@ fn quiet(sem: &Semantics, t: &Term, effects: bool) -> Option<u64> {
     }
 }
 
-/// Candidate `c` of split state `i` (`state`): the next state, found or to be numbered, and the
-/// tells the step ran infeasibly; `None` when a condition of the module's argument fails (the
-/// candidate is then fired on the whole state).
+/// Candidate `c` of split state `i`: the next state, found or to be numbered, and the tells the
+/// step ran infeasibly; `None` when a condition of the module's argument fails (the candidate
+/// is then fired on the whole state).
 pub(super) fn step(
     sem: &Semantics,
     t: &Table,
@@ -207,9 +183,8 @@ pub(super) fn step(
     memo: &mut Memo,
     budget: &Budget,
 ) -> Option<(Next, Vec<(PlanId, u32)>)> {
-    let d = s.ctx.len();
-    // The children moved: where each path, through the context's first children, enters the `‖`.
-    let mut moved = Vec::new();
+    // The children moved: where each path, through the context's first children, enters `‖`.
+    let (d, mut moved, mut paths) = (s.ctx.len(), Vec::new(), Vec::new());
     for p in c.paths() {
         if p.len() <= d || p[..d].iter().any(|&k| k != 0) {
             return None;
@@ -218,78 +193,65 @@ pub(super) fn step(
     }
     moved.sort_unstable();
     moved.dedup();
-    let mut fuel = 0;
-    for (k, quiet) in s.kids.iter().enumerate() {
-        if !moved.contains(&k) {
-            fuel += (*quiet)?;
-        }
-    }
-    let all = t.kids_of(s.par);
-    let ids: Vec<u32> = moved
-        .iter()
-        .map(|&k| all.get(k).copied())
-        .collect::<Option<_>>()?;
-    let mut paths = Vec::new();
     for p in c.paths() {
         let mut q = p.to_vec();
         q[d] = moved.iter().position(|&k| k == p[d])?;
         paths.push(q);
     }
-    let set = t.states[i].1;
-    let key = (s.key, ids, set, c.moved(paths));
+    let quiet = s
+        .kids
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| !moved.contains(k));
+    let fuel: u64 = quiet.map(|(_, q)| *q).sum::<Option<u64>>()?;
+    let all = t.kids_of(s.par);
+    let ids = moved
+        .iter()
+        .map(|&k| all.get(k).copied())
+        .collect::<Option<_>>()?;
+    let key = (s.key, ids, t.states[i].1, c.moved(paths));
     if !memo.steps.contains_key(&key) {
         let par = Term::Par(key.1.iter().map(|&k| t.terms[k as usize].clone()).collect());
-        let reduced = State {
-            term: splice(t, &s.ctx, par),
-            beliefs: state.beliefs.clone(),
-        };
+        let (term, beliefs) = (splice(t, &s.ctx, par), state.beliefs.clone());
         if !budget.spend(t.cost(i)) {
             return None;
         }
-        let step = sem.fire_candidate(&reduced, &key.3);
+        let step = sem.fire_candidate(&State { term, beliefs }, &key.3);
         budget.spend(step.work);
-        let moved = put_back(t, &s.ctx, step, moved.len());
-        memo.steps.insert(key.clone(), moved);
+        let made = put_back(t, &s.ctx, step, moved.len());
+        memo.steps.insert(key.clone(), made);
     }
-    let m = memo.steps.get_mut(&key)?.as_mut()?;
-    if m.work.saturating_add(fuel) >= u64::from(MACRO_STEP_FUEL) || !budget.spend(all.len() as u64)
-    {
+    let (kids, beliefs, bad, work) = memo.steps.get_mut(&key)?.as_mut()?;
+    if work.saturating_add(fuel) >= MACRO_STEP_FUEL.into() || !budget.spend(all.len() as u64) {
         return None;
     }
-    for (x, h) in m.kids.iter().zip(&mut m.held) {
-        if *h == NOT_HELD {
-            *h = t.find_term(x, None, &mut Vec::new()).unwrap_or(NOT_HELD);
+    // The next state: this state's held children but the moved ones, made held ones once held
+    // (so that they too are found by their address).
+    let mut cs: Vec<Sub> = all.iter().map(|&k| t.terms[k as usize].clone()).collect();
+    for (&k, x) in moved.iter().zip(kids.iter_mut()) {
+        if let Some(j) = t.find_term(x) {
+            *x = t.terms[j as usize].clone();
         }
+        cs[k] = x.clone();
     }
-    let next = match found(t, s, &moved, m) {
-        Some(j) => Next::Old(j),
-        None => {
-            let mut cs: Vec<Sub> = all.iter().map(|&k| t.terms[k as usize].clone()).collect();
-            for (&k, x) in moved.iter().zip(&m.kids) {
-                cs[k] = x.clone();
-            }
-            let next = State {
-                term: splice(t, &s.ctx, Term::Par(cs)),
-                beliefs: m.beliefs.clone(),
-            };
-            t.find(next, Some(t.states[i].0))
-        }
-    };
-    Some((next, m.bad.clone()))
+    let term = splice(t, &s.ctx, Term::Par(cs));
+    let next = t.find(State {
+        term,
+        beliefs: beliefs.clone(),
+    });
+    Some((next, bad.clone()))
 }
 
 /// The children a step on a reduced state made, when it issued no command and left the
 /// context as it was around a `‖` of as many children.
-fn put_back(t: &Table, ctx: &[u32], step: crate::semantics::Step, n: usize) -> Option<Moved> {
-    if step.effects.commands > 0 {
-        return None;
-    }
+fn put_back(t: &Table, ctx: &[u32], step: Step, n: usize) -> Option<Moved> {
     let mut at = &step.next.term;
     for _ in ctx {
         at = kids(at).next()?;
     }
     let Term::Par(cs) = at else { return None };
-    if cs.len() != n || splice(t, ctx, Term::Par(cs.clone())) != step.next.term {
+    let same = splice(t, ctx, Term::Par(cs.clone())) == step.next.term;
+    if step.effects.commands > 0 || cs.len() != n || !same {
         return None;
     }
     let mut bad = Vec::new();
@@ -298,32 +260,7 @@ fn put_back(t: &Table, ctx: &[u32], step: crate::semantics::Step, n: usize) -> O
             bad.push((p, k));
         }
     }
-    Some(Moved {
-        kids: cs.clone(),
-        held: vec![NOT_HELD; n],
-        beliefs: step.next.beliefs,
-        bad,
-        work: step.work,
-    })
-}
-
-/// The number of the state a step made, when its term's nodes and the state are all held.
-fn found(t: &Table, s: &Split, moved: &[usize], m: &Moved) -> Option<u32> {
-    let mut ids = t.kids_of(s.par).to_vec();
-    for (&k, &h) in moved.iter().zip(&m.held) {
-        *ids.get_mut(k)? = h;
-    }
-    if m.held.contains(&NOT_HELD) {
-        return None;
-    }
-    let mut at = t.find_over(s.par, &ids)?;
-    for &c in s.ctx.iter().rev() {
-        let mut ids = t.kids_of(c).to_vec();
-        ids[0] = at;
-        at = t.find_over(c, &ids)?;
-    }
-    let set = t.sets.get(&m.beliefs)?;
-    t.numbers.get(&(at, *set)).copied()
+    Some((cs.clone(), step.next.beliefs, bad, step.work))
 }
 
 #[cfg(test)]
