@@ -982,6 +982,34 @@ impl Network {
         }
     }
 
+    /// How a person reads a τ-step of instance `inst` (`u32::MAX`: a choice's finished
+    /// alternative): the process, and `τ`.
+    pub fn describe_tau(&self, inst: u32) -> (String, String) {
+        match inst {
+            u32::MAX => ("(choice)".into(), "τ".into()),
+            _ => (self.instance_name(inst).to_string(), "τ".into()),
+        }
+    }
+
+    /// How a person reads a rendezvous: the two processes, and `channel.value`.
+    pub fn describe_sync(
+        &self,
+        sender: u32,
+        receiver: u32,
+        chan: &Value,
+        v: &Value,
+    ) -> (String, String) {
+        let who = format!(
+            "{} → {}",
+            self.instance_name(sender),
+            self.instance_name(receiver)
+        );
+        (
+            who,
+            format!("{}.{}", self.channel_name(chan), self.show_value(v)),
+        )
+    }
+
     /// A value as the source would write it.
     pub fn show_value(&self, v: &Value) -> String {
         match v {

@@ -8,7 +8,7 @@
 //! state is written out as a tree only while its steps are computed.
 
 use crate::eval::{attention_within, holds_within};
-use crate::semantics::{After, Atom, Params, Semantics, State, Sub, Term};
+use crate::semantics::{After, Atom, Semantics, State, Sub, Term, settled, suspended};
 use hashbrown::HashTable;
 use hilbert_certificates::cert::{self, Body, Counts, SourceDigest, Witness};
 use hilbert_certificates::ir::Command;
@@ -101,7 +101,7 @@ pub enum Verdict {
 }
 
 /// The kernel's word on one certificate.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Report {
     /// The network's name (`Agent.Binding`), when the certificate decoded.
     pub network: Option<String>,
@@ -121,14 +121,10 @@ pub struct Report {
 
 impl Report {
     fn invalid(reason: String) -> Report {
+        let invalid = Some(reason);
         Report {
-            network: None,
-            obligations: Vec::new(),
-            invalid: Some(reason),
-            admitted: None,
-            work: 0,
-            work_limit: 0,
-            scene: None,
+            invalid,
+            ..Report::default()
         }
     }
 }
@@ -456,8 +452,6 @@ struct Table {
     by_address: HashTable<u32>,
     hashes: Vec<u64>,
     hasher: foldhash::fast::RandomState,
-    /// The parameter lists, each held once.
-    params: FastMap<Params, ()>,
     /// The distinct belief sets, numbered in the order met, and each state's root and set.
     sets: FastMap<BTreeSet<Atom>, u32>,
     set_list: Vec<BTreeSet<Atom>>,
@@ -493,8 +487,8 @@ fn kids(t: &Term) -> impl Iterator<Item = &Sub> {
 }
 
 /// `t` over the children `held` (as many as [`kids`] lists, in its order), an instance over
-/// the list `params`.
-fn with_kids(t: &Term, held: &[Sub], params: Option<Params>) -> Term {
+/// its own list of parameters.
+fn with_kids(t: &Term, held: &[Sub]) -> Term {
     let k = |i: usize| held[i].clone();
     match t {
         Term::Done | Term::Faulted(_) | Term::Thread { .. } => t.clone(),
@@ -510,14 +504,11 @@ fn with_kids(t: &Term, held: &[Sub], params: Option<Params>) -> Term {
             start: k(1),
         },
         Term::Inst {
-            inst,
-            plan,
-            params: p,
-            ..
+            inst, plan, params, ..
         } => Term::Inst {
             inst: *inst,
             plan: *plan,
-            params: params.unwrap_or_else(|| p.clone()),
+            params: params.clone(),
             body: k(0),
         },
         Term::Handling { then, .. } => Term::Handling {
@@ -542,7 +533,6 @@ impl Table {
             by_address: HashTable::new(),
             hashes: Vec::new(),
             hasher: foldhash::fast::RandomState::default(),
-            params: fast_map(0),
             sets: fast_map(0),
             set_list: Vec::new(),
             states: Vec::new(),
@@ -677,15 +667,11 @@ impl Table {
                 "a term is nested {d} deep, more than the kernel's limit of {MAX_TERM_DEPTH}"
             ));
         }
-        let params = match t {
-            Term::Inst { params, .. } => Some(self.param(params)),
-            _ => None,
-        };
         let held: Vec<Sub> = ids
             .iter()
             .map(|&k| self.terms[k as usize].clone())
             .collect();
-        let sub = Sub::new(with_kids(t, &held, params));
+        let sub = Sub::new(with_kids(t, &held));
         let i = self.terms.len() as u32;
         let edges = u32::try_from(self.kids.len() + ids.len()).ok();
         let Some(edges) = edges.filter(|_| i != u32::MAX) else {
@@ -704,15 +690,6 @@ impl Table {
         self.depth.push(d);
         self.size.push(n);
         Ok(i)
-    }
-
-    /// The held list equal to `p`, held when new.
-    fn param(&mut self, p: &Params) -> Params {
-        if let Some((q, _)) = self.params.get_key_value(p) {
-            return q.clone();
-        }
-        self.params.insert(p.clone(), ());
-        p.clone()
     }
 
     /// A state's number, numbered next when it is new (and whether it was).
@@ -824,7 +801,7 @@ fn close(
 ) -> Result<Closed, Unclosed> {
     use rayon::prelude::*;
     type Steps = (Vec<Next>, Vec<(PlanId, u32)>);
-    let memos: Vec<std::sync::Mutex<split::Memo>> = (0..=rayon::current_num_threads())
+    let memos: Vec<std::sync::Mutex<split::Memo>> = (0..rayon::current_num_threads())
         .map(|_| Default::default())
         .collect();
     let step_of = |table: &Table, i: usize| -> Steps {
@@ -837,8 +814,7 @@ fn close(
         let Some(candidates) = sem.candidates(&state, &mut |n| budget.spend(n)) else {
             return (Vec::new(), Vec::new());
         };
-        let core =
-            rayon::current_thread_index().map_or(memos.len() - 1, |c| c.min(memos.len() - 1));
+        let core = rayon::current_thread_index().unwrap_or(0) % memos.len();
         let mut memo = memos[core].lock().unwrap_or_else(|e| e.into_inner());
         let split = (split.then(|| split::split(sem, table, i, &mut memo))).flatten();
         let (mut next, mut bad) = (Vec::new(), Vec::new());
@@ -852,7 +828,7 @@ fn close(
                     if !budget.spend(table.cost(i)) {
                         break;
                     }
-                    let step = sem.fire_candidate(&state, c);
+                    let step = sem.fire(&state, c);
                     if !budget.spend(step.work) {
                         break;
                     }
@@ -861,11 +837,7 @@ fn close(
                     (table.find(step.next), bad.collect())
                 }
             };
-            for t in tells {
-                if !bad.contains(&t) {
-                    bad.push(t);
-                }
-            }
+            bad.extend(tells);
             next.push(n);
         }
         (next, bad)
@@ -1040,12 +1012,7 @@ fn check_body(body: &Body, budget: &Budget, digest: [u8; 32]) -> Report {
     let sem = Semantics::new(net, agent).with_work_cap(budget.limit);
     let mut report = Report {
         network: Some(name),
-        obligations: Vec::new(),
-        invalid: None,
-        admitted: None,
-        work: 0,
-        work_limit: 0,
-        scene: None,
+        ..Report::default()
     };
     if let Some(&p) = net.unset_params.first() {
         // The scene itself is not fixed: the binding passes a parameter that has no value, so
@@ -1434,12 +1401,7 @@ const RESUME: Rules = ["resumable.count", "resumable"];
 /// [`crate::semantics::settled`], [`crate::semantics::suspended`] and finished of state `i`.
 fn root_of(t: &Table, i: usize) -> (bool, bool, bool) {
     let root = t.root(i);
-    let finished = matches!(root, Term::Done);
-    (
-        crate::semantics::settled(root),
-        crate::semantics::suspended(root),
-        finished,
-    )
+    (settled(root), suspended(root), *root == Term::Done)
 }
 
 /// Commands from outside (release, abortable, stoppable): the kernel lands each from the states
@@ -1631,19 +1593,19 @@ mod tests {
     }
 
     #[test]
-    fn states_terms_and_lists_are_held_once_in_the_order_met() {
+    fn states_and_terms_are_held_once_in_the_order_met() {
         let mut t = table();
         // Fresh allocations, equal to held terms: found by structure.
         let (a, b, c) = (thread(0, 1), thread(1, 2), thread(2, 3));
         assert_eq!(number_of(&t, &state(&a, &b, &[])), Some(0));
         assert_eq!(t.add(&state(&a, &b, &[])), Ok((0, false)));
-        assert_eq!((t.terms.len(), t.params.len()), (6, 1));
+        assert_eq!(t.terms.len(), 6);
         let one = state(&a, &c, &[Value::Int(7)]);
         assert_eq!(number_of(&t, &one), None);
         assert_eq!(t.add(&one), Ok((2, true)));
         assert_eq!(t.add(&one.clone()), Ok((2, false)));
-        // One new thread, `‖` and instance; one new list.
-        assert_eq!((t.terms.len(), t.params.len()), (9, 2));
+        // One new thread, `‖` and instance.
+        assert_eq!(t.terms.len(), 9);
         assert_eq!(number_of(&t, &one), Some(2));
         assert_eq!(t.state(2), one);
         // A state written out is found by its held children's addresses.

@@ -184,13 +184,13 @@ pub(super) fn fair_ranking(
             continue;
         }
         let succ = c.succ.of(i);
-        let mut steps = Vec::new();
-        if budget.spend(t.cost(i)) {
-            sem.each_step(&t.state(i), &mut |n| budget.spend(n), &mut |s| {
-                steps.push(takers(&s.event));
-                true
-            });
-        }
+        // Who takes part in each step: the candidates' events, without firing them.
+        let spend = &mut |n| budget.spend(n);
+        let candidates = budget
+            .spend(t.cost(i))
+            .then(|| sem.candidates(&t.state(i), spend));
+        let steps: Vec<_> = candidates.flatten().unwrap_or_default();
+        let steps: Vec<_> = steps.iter().map(|c| takers(&c.event)).collect();
         if succ.is_empty() || steps.len() != succ.len() {
             let why = format!("fair: state {i} misses the goal and cannot step");
             return refusal(oblig, Some(&t.state(i)), "ranking.progress", why);

@@ -267,9 +267,12 @@ enum OfferKind {
 
 /// What firing does at a ready thread.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-enum Action {
+pub enum Action {
+    /// A τ-step: the thread runs on (or a finished alternative is taken).
     Tau,
+    /// The thread's send is taken.
     Pop,
+    /// The thread's receive takes this value.
     Receive(Value),
 }
 
@@ -279,25 +282,8 @@ enum Action {
 pub struct Candidate {
     /// The event.
     pub event: Event,
-    actions: Vec<(Vec<usize>, Action)>,
-}
-
-impl Candidate {
-    /// The paths of the threads it moves.
-    pub fn paths(&self) -> impl Iterator<Item = &[usize]> {
-        self.actions.iter().map(|(p, _)| &p[..])
-    }
-
-    /// The same step at other paths: one for each thread it moves, in the order of
-    /// [`Candidate::paths`].
-    pub fn moved(&self, paths: Vec<Vec<usize>>) -> Candidate {
-        Candidate {
-            event: self.event.clone(),
-            actions: (self.actions.iter().zip(paths))
-                .map(|((_, a), p)| (p, a.clone()))
-                .collect(),
-        }
-    }
+    /// What it does at each thread it moves, by the thread's path.
+    pub actions: Vec<(Vec<usize>, Action)>,
 }
 
 struct Ctx<'b> {
@@ -359,34 +345,6 @@ impl<'b> Ctx<'b> {
             self.cap.saturating_add(1).max(work)
         } else {
             work
-        }
-    }
-}
-
-impl Event {
-    /// How a person reads the event: the process (or the two processes of a rendezvous) and
-    /// what it did (`parts.1`, `τ`, or the abort from outside).
-    pub fn describe(&self, net: &Network) -> (String, String) {
-        match self {
-            Event::Tau { inst } if *inst == u32::MAX => ("(choice)".into(), "τ".into()),
-            Event::Tau { inst } => (net.instance_name(*inst).to_string(), "τ".into()),
-            Event::Sync {
-                sender,
-                receiver,
-                chan,
-                value,
-            } => (
-                format!(
-                    "{} → {}",
-                    net.instance_name(*sender),
-                    net.instance_name(*receiver)
-                ),
-                format!("{}.{}", net.channel_name(chan), net.show_value(value)),
-            ),
-            Event::Abort => (
-                "(environment)".into(),
-                format!("abort {}", net.instance_name(0)),
-            ),
         }
     }
 }
@@ -488,36 +446,8 @@ impl<'a> Semantics<'a> {
 
     /// Every step from `state`, in a fixed order (τ-steps and rendezvous by position).
     pub fn steps(&self, state: &State) -> Vec<Step> {
-        let mut steps = Vec::new();
-        self.each_step(state, &mut |_| true, &mut |s| {
-            steps.push(s);
-            true
-        });
-        steps
-    }
-
-    /// The steps of [`Semantics::steps`], in the same order, handed to `visit` one at a time as
-    /// they are made, so that no more than one next state is held. Before each candidate it
-    /// tells `spend` what it is about to cost (one unit per pair of offers it compares, the
-    /// state's size per step it fires, and after firing the internal actions the step ran);
-    /// when `spend` or `visit` says no, it stops and returns `false`.
-    pub fn each_step(
-        &self,
-        state: &State,
-        spend: &mut dyn FnMut(u64) -> bool,
-        visit: &mut dyn FnMut(Step) -> bool,
-    ) -> bool {
-        let Some(candidates) = self.candidates(state, spend) else {
-            return false;
-        };
-        let size = term_size(&state.term) + state.beliefs.len() as u64;
-        candidates.into_iter().all(|c| {
-            if !spend(size) {
-                return false;
-            }
-            let step = self.fire(state, c.event, c.actions);
-            spend(step.work) && visit(step)
-        })
+        let candidates = self.candidates(state, &mut |_| true).unwrap_or_default();
+        candidates.iter().map(|c| self.fire(state, c)).collect()
     }
 
     /// What can happen in `state`, in the order of [`Semantics::steps`]: each ready thread's
@@ -577,11 +507,6 @@ impl<'a> Semantics<'a> {
         Some(out)
     }
 
-    /// The step `candidate` (one of [`Semantics::candidates`] of `state`) makes.
-    pub fn fire_candidate(&self, state: &State, candidate: &Candidate) -> Step {
-        self.fire(state, candidate.event.clone(), candidate.actions.clone())
-    }
-
     /// The state reached by a command landing on the scene's root instance from outside (the
     /// runtime's commitment law and subgoals: abort, stop, resume).
     pub fn command_root(&self, state: &State, command: Command) -> Step {
@@ -620,9 +545,11 @@ impl<'a> Semantics<'a> {
         }
     }
 
-    fn fire(&self, state: &State, event: Event, actions: Vec<(Vec<usize>, Action)>) -> Step {
+    /// The step `candidate` (one of [`Semantics::candidates`] of `state`) makes.
+    pub fn fire(&self, state: &State, candidate: &Candidate) -> Step {
+        let (event, actions) = (candidate.event.clone(), &candidate.actions);
         let mut beliefs = state.beliefs.clone();
-        let term = self.fire_at(Arc::new(state.term.clone()), &actions, 0, false);
+        let term = self.fire_at(Arc::new(state.term.clone()), actions, 0, false);
         let mut ctx = Ctx::new(&mut beliefs, Vec::new(), self.work_cap);
         let term = self.settle(term, &mut ctx);
         let term = self.land_commands(term, &mut ctx);
@@ -636,7 +563,7 @@ impl<'a> Semantics<'a> {
                 next: State {
                     term: Arc::unwrap_or_clone(self.fire_at(
                         Arc::new(state.term.clone()),
-                        &actions,
+                        actions,
                         0,
                         true,
                     )),

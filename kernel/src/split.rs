@@ -52,26 +52,6 @@ pub(super) struct Memo {
     steps: FastMap<(u32, Vec<u32>, u32, Candidate), Option<Moved>>,
 }
 
-/// A node's kind and own fields, not its children, for the nodes a split state's context and
-/// `‖` are made of (a list of parameters by its address: the table holds each list once).
-fn own(t: &Term) -> Option<[u64; 4]> {
-    Some(match t {
-        Term::Par(_) => [0; 4],
-        Term::Inst {
-            inst, plan, params, ..
-        } => [
-            1,
-            (*inst).into(),
-            plan.0.into(),
-            params.as_ptr() as *const () as u64,
-        ],
-        Term::Label { inst, label, .. } => [2, (*inst).into(), label.0.into(), 0],
-        Term::Then(..) => [3, 0, 0, 0],
-        Term::Interrupt(..) => [4, 0, 0, 0],
-        _ => return None,
-    })
-}
-
 /// `par` in the context `ctx` (held nodes, from the root down, each over its first child).
 fn splice(t: &Table, ctx: &[u32], par: Term) -> Term {
     ctx.iter().rev().fold(par, |inner, &c| {
@@ -79,27 +59,32 @@ fn splice(t: &Table, ctx: &[u32], par: Term) -> Term {
             .map(|&k| t.terms[k as usize].clone())
             .collect();
         held[0] = Sub::new(inner);
-        with_kids(&t.terms[c as usize], &held, None)
+        with_kids(&t.terms[c as usize], &held)
     })
 }
 
-/// State `i`'s term split at its `‖`, when it is one in a context of instances, labels,
-/// sequences and interrupts (each over its first child), and every child is closed.
+/// State `i`'s term split at its `‖`, when it is one in a context of instances and sequences
+/// (each over its first child), and every child is closed.
 pub(super) fn split(sem: &Semantics, t: &Table, i: usize, memo: &mut Memo) -> Option<Split> {
-    let (mut ctx, mut at, mut name, mut outer) =
-        (Vec::new(), t.states[i].0, Vec::new(), Vec::new());
-    while let Some(own) = own(&t.terms[at as usize]).filter(|o| o[0] != 0) {
-        if own[0] == 1 {
-            outer.push(own[1] as u32);
+    // The context by its nodes' own fields and other children (held indices; a list of
+    // parameters by its address, held by the table as long as the memo lives).
+    let (mut ctx, mut at, mut name, mut outer) = (Vec::new(), t.states[i].0, vec![], vec![]);
+    loop {
+        match &*t.terms[at as usize] {
+            Term::Inst {
+                inst, plan, params, ..
+            } => {
+                outer.push(*inst);
+                let address = params.as_ptr() as *const () as u64;
+                name.extend([1, u64::from(*inst), plan.0.into(), address]);
+            }
+            Term::Then(..) => name.extend([2, t.kids_of(at)[1].into()]),
+            Term::Par(_) => break,
+            _ => return None,
         }
-        name.extend(
-            own.into_iter()
-                .chain(t.kids_of(at)[1..].iter().map(|&k| k.into())),
-        );
         ctx.push(at);
         at = t.kids_of(at)[0];
     }
-    own(&t.terms[at as usize])?;
     let n = memo.contexts.len() as u32;
     let key = *memo.contexts.entry(name).or_insert(n);
     let mut kids = Vec::new();
@@ -183,9 +168,10 @@ pub(super) fn step(
     memo: &mut Memo,
     budget: &Budget,
 ) -> Option<(Next, Vec<(PlanId, u32)>)> {
-    // The children moved: where each path, through the context's first children, enters `‖`.
-    let (d, mut moved, mut paths) = (s.ctx.len(), Vec::new(), Vec::new());
-    for p in c.paths() {
+    // The children moved: where each path, through the context's first children, enters `‖`
+    // (in the order of the `‖`, which is the order the settle runs them).
+    let (d, mut moved) = (s.ctx.len(), Vec::new());
+    for (p, _) in &c.actions {
         if p.len() <= d || p[..d].iter().any(|&k| k != 0) {
             return None;
         }
@@ -193,10 +179,9 @@ pub(super) fn step(
     }
     moved.sort_unstable();
     moved.dedup();
-    for p in c.paths() {
-        let mut q = p.to_vec();
-        q[d] = moved.iter().position(|&k| k == p[d])?;
-        paths.push(q);
+    let mut local = c.clone();
+    for (p, _) in &mut local.actions {
+        p[d] = moved.iter().position(|&k| k == p[d])?;
     }
     let quiet = s
         .kids
@@ -205,18 +190,16 @@ pub(super) fn step(
         .filter(|(k, _)| !moved.contains(k));
     let fuel: u64 = quiet.map(|(_, q)| *q).sum::<Option<u64>>()?;
     let all = t.kids_of(s.par);
-    let ids = moved
-        .iter()
-        .map(|&k| all.get(k).copied())
-        .collect::<Option<_>>()?;
-    let key = (s.key, ids, t.states[i].1, c.moved(paths));
+    let ids = moved.iter().map(|&k| all.get(k).copied());
+    let ids = ids.collect::<Option<_>>()?;
+    let key = (s.key, ids, t.states[i].1, local);
     if !memo.steps.contains_key(&key) {
         let par = Term::Par(key.1.iter().map(|&k| t.terms[k as usize].clone()).collect());
         let (term, beliefs) = (splice(t, &s.ctx, par), state.beliefs.clone());
         if !budget.spend(t.cost(i)) {
             return None;
         }
-        let step = sem.fire_candidate(&State { term, beliefs }, &key.3);
+        let step = sem.fire(&State { term, beliefs }, &key.3);
         budget.spend(step.work);
         let made = put_back(t, &s.ctx, step, moved.len());
         memo.steps.insert(key.clone(), made);
@@ -254,13 +237,13 @@ fn put_back(t: &Table, ctx: &[u32], step: Step, n: usize) -> Option<Moved> {
     if step.effects.commands > 0 || cs.len() != n || !same {
         return None;
     }
-    let mut bad = Vec::new();
-    for &(p, k, ok) in &step.effects.tells {
-        if !ok && !bad.contains(&(p, k)) {
-            bad.push((p, k));
-        }
-    }
-    Some((cs.clone(), step.next.beliefs, bad, step.work))
+    let bad = step
+        .effects
+        .tells
+        .iter()
+        .filter(|t| !t.2)
+        .map(|t| (t.0, t.1));
+    Some((cs.clone(), step.next.beliefs, bad.collect(), step.work))
 }
 
 #[cfg(test)]
@@ -315,7 +298,7 @@ mod tests {
             let s = split(&sem, t, i, &mut memo);
             for c in &candidates {
                 all += 1;
-                let whole = sem.fire_candidate(&state, c);
+                let whole = sem.fire(&state, c);
                 let found = s
                     .as_ref()
                     .and_then(|s| step(&sem, t, (i, &state), s, c, &mut memo, &budget));
@@ -326,12 +309,8 @@ mod tests {
                     Next::New(s, ..) => s,
                 };
                 assert_eq!(next, whole.next, "{what}: state {i}, {c:?}");
-                let mut want = Vec::new();
-                for &(p, k, ok) in &whole.effects.tells {
-                    if !ok && !want.contains(&(p, k)) {
-                        want.push((p, k));
-                    }
-                }
+                let want = whole.effects.tells.iter().filter(|t| !t.2);
+                let want: Vec<_> = want.map(|t| (t.0, t.1)).collect();
                 assert_eq!(bad, want, "{what}: state {i}, {c:?}");
             }
         }

@@ -690,7 +690,13 @@ impl<'a> AgentRun<'a> {
             let (process, event) = match &step.event {
                 // The runtime's own command landing on the plan: what runs is its handlers.
                 semantics::Event::Abort => ("(runtime)".to_string(), "handlers".to_string()),
-                other => other.describe(network),
+                semantics::Event::Tau { inst } => network.describe_tau(*inst),
+                semantics::Event::Sync {
+                    sender,
+                    receiver,
+                    chan,
+                    value,
+                } => network.describe_sync(*sender, *receiver, chan, value),
             };
             let plan = self.agent.plans[i.plan].name.clone();
             let id = i.id;

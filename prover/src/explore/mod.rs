@@ -271,9 +271,21 @@ impl Graph {
     }
 }
 
-/// How a step is shown to a person: which process did what (the kernel's own description).
+/// How a step is shown to a person: which process did what.
 pub fn describe_event(net: &Network, event: &Event) -> (String, String) {
-    event.describe(net)
+    match event {
+        Event::Tau { inst } => net.describe_tau(*inst),
+        Event::Sync {
+            sender,
+            receiver,
+            chan,
+            value,
+        } => net.describe_sync(*sender, *receiver, chan, value),
+        Event::Abort => (
+            "(environment)".into(),
+            format!("abort {}", net.instance_name(0)),
+        ),
+    }
 }
 
 /// Which explorer builds a graph.
