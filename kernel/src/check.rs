@@ -447,9 +447,8 @@ struct Table {
     /// Each held term's children's indices: those of term `i` are `kids[first[i]..first[i + 1]]`.
     kids: Vec<u32>,
     first: Vec<u32>,
-    /// The held terms' indices, by [`Table::hash`] and by their address; 4 bytes a term each.
+    /// The held terms' indices, by [`Table::hash`]; 4 bytes a term.
     index: HashTable<u32>,
-    by_address: HashTable<u32>,
     hashes: Vec<u64>,
     hasher: foldhash::fast::RandomState,
     /// The distinct belief sets, numbered in the order met, and each state's root and set.
@@ -530,7 +529,6 @@ impl Table {
             kids: Vec::new(),
             first: vec![0],
             index: HashTable::new(),
-            by_address: HashTable::new(),
             hashes: Vec::new(),
             hasher: foldhash::fast::RandomState::default(),
             sets: fast_map(0),
@@ -596,26 +594,30 @@ impl Table {
         &self.kids[self.first[i] as usize..self.first[i + 1] as usize]
     }
 
-    /// The held term at `t`'s address, if `t` is one: a held term lives as long as the table,
-    /// so no other term has its address meanwhile.
-    fn at_address(&self, t: &Term) -> Option<u32> {
-        let hash = self.hasher.hash_one(t as *const Term);
-        let found = self
-            .by_address
-            .find(hash, |&j| std::ptr::eq(&*self.terms[j as usize], t));
-        found.copied()
+    /// `near`, when it is a held term and `t` is that very allocation. A step's next state
+    /// shares most of its terms with the state it came from, at the same places.
+    fn is(&self, t: &Term, near: Option<u32>) -> Option<u32> {
+        near.filter(|&g| {
+            self.terms
+                .get(g as usize)
+                .is_some_and(|h| std::ptr::eq(&**h, t))
+        })
     }
 
-    /// The index of the held term equal to `t`, if any: `t` itself when it is held, else found
+    /// The index of the held term equal to `t`, if any: `near` when `t` is that very held
+    /// allocation (a wrong guess costs one pointer comparison, never a wrong index), else found
     /// by its hash over its children's and compared (`==` is structural; a child that is the
     /// held term it is compared with is equal at once).
-    fn find_term(&self, t: &Term) -> Option<u32> {
-        if let Some(j) = self.at_address(t) {
-            return Some(j);
+    fn find_term(&self, t: &Term, near: Option<u32>) -> Option<u32> {
+        if let Some(g) = self.is(t, near) {
+            return Some(g);
         }
+        let guesses = near.and_then(|g| self.first.get(g as usize + 1).map(|_| self.kids_of(g)));
+        let guesses = guesses.unwrap_or_default();
         let mut h = self.hasher.build_hasher();
-        for c in kids(t) {
-            std::hash::Hasher::write_u64(&mut h, self.hashes[self.find_term(c)? as usize]);
+        for (n, c) in kids(t).enumerate() {
+            let k = self.find_term(c, guesses.get(n).copied())?;
+            std::hash::Hasher::write_u64(&mut h, self.hashes[k as usize]);
         }
         let hash = Table::hash(t, h);
         self.index
@@ -623,9 +625,10 @@ impl Table {
             .copied()
     }
 
-    /// A state's number when it has one, else the state, to be numbered.
-    fn find(&self, s: State) -> Next {
-        let root = self.find_term(&s.term);
+    /// A state's number when it has one, else the state, to be numbered (`near`: see
+    /// [`Table::find_term`]).
+    fn find(&self, s: State, near: Option<u32>) -> Next {
+        let root = self.find_term(&s.term, near);
         let set = self.sets.get(&s.beliefs);
         match root
             .zip(set)
@@ -636,15 +639,18 @@ impl Table {
         }
     }
 
-    /// The index of the held term equal to `t`, held over its held children when new.
-    fn hold(&mut self, t: &Term) -> Result<u32, String> {
-        if let Some(j) = self.at_address(t) {
-            return Ok(j);
+    /// The index of the held term equal to `t`, held over its held children when new (`near`:
+    /// see [`Table::find_term`]).
+    fn hold(&mut self, t: &Term, near: Option<u32>) -> Result<u32, String> {
+        if let Some(g) = self.is(t, near) {
+            return Ok(g);
         }
+        let guesses = near.and_then(|g| self.first.get(g as usize + 1).map(|_| self.kids_of(g)));
+        let guesses = guesses.unwrap_or_default().to_vec();
         let mut ids = Vec::new();
         let mut h = self.hasher.build_hasher();
-        for c in kids(t) {
-            let k = self.hold(c)?;
+        for (n, c) in kids(t).enumerate() {
+            let k = self.hold(c, guesses.get(n).copied())?;
             std::hash::Hasher::write_u64(&mut h, self.hashes[k as usize]);
             ids.push(k);
         }
@@ -681,10 +687,6 @@ impl Table {
         self.first.push(edges);
         let hashes = &self.hashes;
         self.index.insert_unique(hash, i, |&j| hashes[j as usize]);
-        let (terms, hasher) = (&self.terms, &self.hasher);
-        let address = |j: &u32| hasher.hash_one(&*terms[*j as usize] as *const Term);
-        self.by_address
-            .insert_unique(hasher.hash_one(&*sub as *const Term), i, address);
         self.hashes.push(hash);
         self.terms.push(sub);
         self.depth.push(d);
@@ -692,9 +694,10 @@ impl Table {
         Ok(i)
     }
 
-    /// A state's number, numbered next when it is new (and whether it was).
-    fn add(&mut self, s: &State) -> Result<(u32, bool), String> {
-        let root = self.hold(&s.term)?;
+    /// A state's number, numbered next when it is new (and whether it was; `near`: see
+    /// [`Table::find_term`]).
+    fn add(&mut self, s: &State, near: Option<u32>) -> Result<(u32, bool), String> {
+        let root = self.hold(&s.term, near)?;
         let k = self.states.len();
         if self.size[root as usize].saturating_add(s.beliefs.len() as u64) > MAX_STATE_SIZE {
             return Err(format!(
@@ -834,7 +837,10 @@ fn close(
                     }
                     let tells = step.effects.tells.iter();
                     let bad = tells.filter(|t| !t.2).map(|&(p, k, _)| (p, k));
-                    (table.find(step.next), bad.collect())
+                    (
+                        table.find(step.next, Some(table.states[i].0)),
+                        bad.collect(),
+                    )
                 }
             };
             bad.extend(tells);
@@ -857,7 +863,7 @@ fn close(
             for n in next {
                 let j = match n {
                     Next::Old(j) => j,
-                    Next::New(s) => table.add(&s).map_err(at)?.0,
+                    Next::New(s) => table.add(&s, Some(table.states[i].0)).map_err(at)?.0,
                 };
                 succ.all.push(j);
             }
@@ -1035,7 +1041,7 @@ fn check_body(body: &Body, budget: &Budget, digest: [u8; 32]) -> Report {
     }
     // The scene's states, breadth-first from its initial state.
     let mut table = Table::new();
-    let closed = match table.add(&sem.initial()) {
+    let closed = match table.add(&sem.initial(), None) {
         Ok(_) => close(&sem, table, body.scene, &|_, _| false, budget, true),
         Err(why) => Err((LIMIT, Some(0), why)),
     };
@@ -1438,7 +1444,7 @@ fn outside(
             // The handlers a landing starts run their first actions in it: its tells too.
             let bad = landed.effects.tells.iter().filter(|t| !t.2);
             landing_bad.extend(bad.map(|t| (t.0, t.1)));
-            match sub.add(&landed.next) {
+            match sub.add(&landed.next, None) {
                 Ok((j, _)) if (sub.len() as u64) <= declared.states => starts.push(j),
                 Ok(_) => {
                     let why = format!(
@@ -1577,7 +1583,7 @@ mod tests {
 
     /// A state's number in `t`, when it has one.
     fn number_of(t: &Table, s: &State) -> Option<u32> {
-        match t.find(s.clone()) {
+        match t.find(s.clone(), None) {
             Next::Old(j) => Some(j),
             Next::New(..) => None,
         }
@@ -1587,8 +1593,8 @@ mod tests {
     fn table() -> Table {
         let (a, b) = (thread(0, 1), thread(1, 2));
         let mut t = Table::new();
-        assert_eq!(t.add(&state(&a, &b, &[])), Ok((0, true)));
-        assert_eq!(t.add(&state(&b, &a, &[])), Ok((1, true)));
+        assert_eq!(t.add(&state(&a, &b, &[]), None), Ok((0, true)));
+        assert_eq!(t.add(&state(&b, &a, &[]), None), Ok((1, true)));
         t
     }
 
@@ -1598,12 +1604,12 @@ mod tests {
         // Fresh allocations, equal to held terms: found by structure.
         let (a, b, c) = (thread(0, 1), thread(1, 2), thread(2, 3));
         assert_eq!(number_of(&t, &state(&a, &b, &[])), Some(0));
-        assert_eq!(t.add(&state(&a, &b, &[])), Ok((0, false)));
+        assert_eq!(t.add(&state(&a, &b, &[]), None), Ok((0, false)));
         assert_eq!(t.terms.len(), 6);
         let one = state(&a, &c, &[Value::Int(7)]);
         assert_eq!(number_of(&t, &one), None);
-        assert_eq!(t.add(&one), Ok((2, true)));
-        assert_eq!(t.add(&one.clone()), Ok((2, false)));
+        assert_eq!(t.add(&one, None), Ok((2, true)));
+        assert_eq!(t.add(&one.clone(), None), Ok((2, false)));
         // One new thread, `‖` and instance.
         assert_eq!(t.terms.len(), 9);
         assert_eq!(number_of(&t, &one), Some(2));
@@ -1621,34 +1627,39 @@ mod tests {
             ..one
         };
         assert_eq!(number_of(&t, &other), None);
-        assert_eq!(t.add(&other), Ok((3, true)));
+        assert_eq!(t.add(&other, None), Ok((3, true)));
         assert_eq!(t.terms.len(), 9);
     }
 
     #[test]
-    fn a_state_written_out_or_made_afresh_is_found() {
+    fn a_state_written_out_is_found_and_a_guess_changes_nothing() {
         let t = table();
         let (a, c) = (thread(0, 1), thread(2, 3));
         let absent = state(&a, &c, &[]);
-        for i in 0..t.len() {
-            // Written out (its held children, found by their address) and made afresh (equal,
-            // other allocations, found by their hashes).
-            let fresh = state(&thread(0, 1), &thread(1, 2), &[]);
-            let fresh = if i == 0 {
-                fresh
-            } else {
-                state(&thread(1, 2), &thread(0, 1), &[])
-            };
-            for s in [t.state(i), fresh] {
-                assert!(matches!(t.find(s), Next::Old(j) if j as usize == i), "{i}");
+        let guesses = [None, Some(0), Some(1), Some(2), Some(5), Some(u32::MAX)];
+        for g in guesses {
+            for i in 0..t.len() {
+                // Written out (its held children) and made afresh (equal, other allocations).
+                let fresh = state(&thread(0, 1), &thread(1, 2), &[]);
+                let fresh = if i == 0 {
+                    fresh
+                } else {
+                    state(&thread(1, 2), &thread(0, 1), &[])
+                };
+                for s in [t.state(i), fresh] {
+                    let found = t.find(s, g);
+                    assert!(
+                        matches!(found, Next::Old(j) if j as usize == i),
+                        "{i} {g:?}"
+                    );
+                }
             }
+            assert!(matches!(t.find(absent.clone(), g), Next::New(..)), "{g:?}");
         }
-        assert!(matches!(t.find(absent), Next::New(..)));
-        // A held term is found by its address; a term equal to it elsewhere, by its hash.
-        let held = t.terms[0].clone();
-        assert_eq!(t.at_address(&held), Some(0));
-        assert_eq!(t.at_address(&thread(0, 1)), None);
-        assert_eq!(t.find_term(&thread(0, 1)), Some(0));
+        // A held term is its guess's when it is that allocation, else found by its hash.
+        assert_eq!(t.find_term(&t.terms[0].clone(), Some(0)), Some(0));
+        assert_eq!(t.find_term(&thread(0, 1), Some(0)), Some(0));
+        assert_eq!(t.find_term(&thread(0, 1), Some(1)), Some(0));
     }
 
     #[test]
@@ -1658,11 +1669,11 @@ mod tests {
         for _ in 0..MAX_TERM_DEPTH {
             deep = Sub::new(Term::Suspended(deep));
         }
-        let why = t.add(&state(&deep, &deep, &[])).unwrap_err();
+        let why = t.add(&state(&deep, &deep, &[]), None).unwrap_err();
         assert!(why.contains("nested") && why.contains("limit"), "{why}");
         // 2^19 threads of 3 nodes each, sharing one term: small to hold, too large written out.
         let wide = Sub::new(Term::Par(vec![thread(0, 1); 1 << 19]));
-        let why = t.add(&state(&wide, &wide, &[])).unwrap_err();
+        let why = t.add(&state(&wide, &wide, &[]), None).unwrap_err();
         assert!(why.contains("nodes once written out"), "{why}");
         assert_eq!(t.len(), 2);
     }

@@ -204,24 +204,17 @@ pub(super) fn step(
         let made = put_back(t, &s.ctx, step, moved.len());
         memo.steps.insert(key.clone(), made);
     }
-    let (kids, beliefs, bad, work) = memo.steps.get_mut(&key)?.as_mut()?;
+    let (kids, beliefs, bad, work) = memo.steps.get(&key)?.as_ref()?;
     if work.saturating_add(fuel) >= MACRO_STEP_FUEL.into() || !budget.spend(all.len() as u64) {
         return None;
     }
-    // The next state: this state's held children but the moved ones, made held ones once held
-    // (so that they too are found by their address).
+    // The next state: this state's held children but the moved ones.
     let mut cs: Vec<Sub> = all.iter().map(|&k| t.terms[k as usize].clone()).collect();
-    for (&k, x) in moved.iter().zip(kids.iter_mut()) {
-        if let Some(j) = t.find_term(x) {
-            *x = t.terms[j as usize].clone();
-        }
+    for (&k, x) in moved.iter().zip(kids.iter()) {
         cs[k] = x.clone();
     }
-    let term = splice(t, &s.ctx, Term::Par(cs));
-    let next = t.find(State {
-        term,
-        beliefs: beliefs.clone(),
-    });
+    let (term, beliefs) = (splice(t, &s.ctx, Term::Par(cs)), beliefs.clone());
+    let next = t.find(State { term, beliefs }, Some(t.states[i].0));
     Some((next, bad.clone()))
 }
 
@@ -272,7 +265,7 @@ mod tests {
         let explore = |split: bool| {
             let mut table = Table::new();
             table
-                .add(&sem.initial())
+                .add(&sem.initial(), None)
                 .expect("the initial state is held");
             close(&sem, table, body.scene, &|_, _| false, &budget, split)
         };
