@@ -449,6 +449,9 @@ struct Table {
     first: Vec<u32>,
     /// The held terms' indices, by [`Table::hash`]; 4 bytes a term.
     index: HashTable<u32>,
+    /// Each held list of parameters' hash, by its address (held, it lives as long as the
+    /// table): the scene's root instance carries every channel of its plan.
+    params: FastMap<usize, u64>,
     hashes: Vec<u64>,
     hasher: foldhash::fast::RandomState,
     /// The distinct belief sets, numbered in the order met, and each state's root and set.
@@ -529,6 +532,7 @@ impl Table {
             kids: Vec::new(),
             first: vec![0],
             index: HashTable::new(),
+            params: fast_map(0),
             hashes: Vec::new(),
             hasher: foldhash::fast::RandomState::default(),
             sets: fast_map(0),
@@ -565,8 +569,8 @@ impl Table {
 
     /// A term's node, hashed over its children's hashes (written into `h` first, in order),
     /// its kind and its fields but its children: equal terms have equal hashes, whoever made
-    /// them.
-    fn hash(t: &Term, mut h: foldhash::fast::FoldHasher) -> u64 {
+    /// them (a list of parameters by its own hash, found by its address when it is held).
+    fn hash(&self, t: &Term, mut h: foldhash::fast::FoldHasher) -> u64 {
         use std::hash::{Hash, Hasher};
         std::mem::discriminant(t).hash(&mut h);
         match t {
@@ -581,7 +585,13 @@ impl Table {
             Term::Label { inst, label, .. } => (inst, label).hash(&mut h),
             Term::Inst {
                 inst, plan, params, ..
-            } => (inst, plan, params).hash(&mut h),
+            } => {
+                let held = self.params.get(&(params.as_ptr() as *const () as usize));
+                let p = held
+                    .copied()
+                    .unwrap_or_else(|| self.hasher.hash_one(params));
+                (inst, plan, p).hash(&mut h)
+            }
             Term::Handling { then, .. } => std::mem::discriminant(then).hash(&mut h),
             _ => {}
         }
@@ -619,7 +629,7 @@ impl Table {
             let k = self.find_term(c, guesses.get(n).copied())?;
             std::hash::Hasher::write_u64(&mut h, self.hashes[k as usize]);
         }
-        let hash = Table::hash(t, h);
+        let hash = self.hash(t, h);
         self.index
             .find(hash, |&j| *self.terms[j as usize] == *t)
             .copied()
@@ -654,7 +664,7 @@ impl Table {
             std::hash::Hasher::write_u64(&mut h, self.hashes[k as usize]);
             ids.push(k);
         }
-        let hash = Table::hash(t, h);
+        let hash = self.hash(t, h);
         if let Some(&j) = self.index.find(hash, |&j| *self.terms[j as usize] == *t) {
             return Ok(j);
         }
@@ -678,6 +688,10 @@ impl Table {
             .map(|&k| self.terms[k as usize].clone())
             .collect();
         let sub = Sub::new(with_kids(t, &held));
+        if let Term::Inst { params, .. } = &*sub {
+            let p = self.hasher.hash_one(params);
+            self.params.insert(params.as_ptr() as *const () as usize, p);
+        }
         let i = self.terms.len() as u32;
         let edges = u32::try_from(self.kids.len() + ids.len()).ok();
         let Some(edges) = edges.filter(|_| i != u32::MAX) else {
