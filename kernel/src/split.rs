@@ -1,24 +1,25 @@
-//! Steps of a state split at its `‖`: a step that moves one or two children of the `‖` is
-//! fired on the state reduced to those children, memoised, and the children it made put back.
-//! Most states of a network differ from others in a few children, so most steps are found in
-//! the memo. The step fired is the reference semantics' own (`Semantics::fire_candidate`); what
-//! this module adds is the argument that putting the moved children back gives the step the
-//! whole state takes (docs/certificates.md, "Steps of a split state"):
+//! Steps of a split state: a step that moves one or two children of the state's `‖` is fired
+//! on the state reduced to those children, memoised, and the children it made put back. Most
+//! states of a network differ from others in a few children, so most steps are found in the
+//! memo. The step fired is the reference semantics' own (`Semantics::fire`); what this module
+//! adds is the argument that putting the moved children back gives the step the whole state
+//! takes (docs/certificates.md, "What the kernel trusts"):
 //!
-//! - the state's term is a context `C` (instances, labels and sequences, each through its first
-//!   child, none of which runs a thread) around a `‖` of children `c₀ … cₙ`;
+//! - the state's term is a context `C` (instances and sequences, each through its first child,
+//!   none of which runs a thread) around a `‖` of children `c₀ … cₙ`;
 //! - firing a candidate changes only the children its paths lead into (`fire_at` rebuilds only
 //!   along them); the settle then runs every child in order, sharing one context of beliefs,
 //!   fuel and queued commands and tail calls;
 //! - every child the step does not move is *quiet* ([`quiet`]): no thread of it runs, so the
 //!   settle leaves it equal to itself, reads and changes nothing but fuel, and spends a known
 //!   amount of fuel on it;
-//! - every child the step moves is *closed* ([`closed`]): each of its threads is inside an
-//!   instance of its own number within the child, so a tail call it makes is taken there;
-//! - the step on the reduced state `C[c_i ‖ c_j]` issued no command, left `C` as it was, kept
-//!   its `‖` (so not every child ended), and spent with the quiet children less fuel than
-//!   [`MACRO_STEP_FUEL`] (so neither run diverged for want of it; nesting is the same in both,
-//!   the moved children being as deep in each).
+//! - every child is *closed* ([`closed`]): each of its threads is inside an instance of its own
+//!   number within the child or is one of the context's, and no instance in it has a context
+//!   instance's number, so a tail call a moved child makes is taken inside it or by the context;
+//! - the step on the reduced state `C[c_i ‖ c_j]` issued no command, left `C` as it was (no tail
+//!   call reached it), kept its `‖` (so not every child ended), and spent with the quiet
+//!   children less fuel than [`MACRO_STEP_FUEL`] (so neither run diverged for want of it;
+//!   nesting is the same in both, the moved children being as deep in each).
 //!
 //! Under these conditions the whole state's step and the reduced one run the same threads on
 //! the same beliefs in the same order, and the next term is `C[… c_i' … c_j' …]`. A candidate
