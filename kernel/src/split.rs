@@ -365,7 +365,9 @@ mod tests {
     fn random_projects_step_alike_split_and_whole() {
         let (mut certs, mut fast, mut all) = (0, 0, 0);
         let mut coverage = generate::Coverage::new();
-        for seed in 0..300 {
+        // A longer campaign: HILBERT_SPLIT_SEEDS=N steps the first N seeds' projects.
+        let seeds = std::env::var("HILBERT_SPLIT_SEEDS").map_or(300, |n| n.parse().unwrap_or(300));
+        for seed in 0..seeds {
             let project = generate::project(seed, &mut coverage, &[]);
             let (c, f, a) = build_all(
                 &project.sources(),
