@@ -1,11 +1,11 @@
 //! The certificate checks: one small rule per witness kind, each re-deriving every step it needs
-//! with the reference semantics. No search: every check is a pass over the states the
-//! certificate lists.
+//! with the reference semantics. No search: the kernel explores the network itself, in the one
+//! breadth-first order the semantics determines, and every check is a pass over those states.
 //!
 //! The kernel decides what must be proved ([`obligations`]): the list comes from the IR, and
 //! the certificate must carry exactly one witness for each, in that order. The states are kept
-//! as the certificate's own compact table (a term index and a belief-set index per state); a
-//! state is written out as a tree only while its steps are computed.
+//! as a compact table (a held term index and a belief-set index per state); a state is written
+//! out as a tree only while its steps are computed.
 
 use crate::eval::{attention_within, holds_within};
 use crate::semantics::{After, Atom, Semantics, State, Sub, Term, settled, suspended};
@@ -121,9 +121,8 @@ pub struct Report {
 
 impl Report {
     fn invalid(reason: String) -> Report {
-        let invalid = Some(reason);
         Report {
-            invalid,
+            invalid: Some(reason),
             ..Report::default()
         }
     }
@@ -607,11 +606,15 @@ impl Table {
     /// `near`, when it is a held term and `t` is that very allocation. A step's next state
     /// shares most of its terms with the state it came from, at the same places.
     fn is(&self, t: &Term, near: Option<u32>) -> Option<u32> {
-        near.filter(|&g| {
-            self.terms
-                .get(g as usize)
-                .is_some_and(|h| std::ptr::eq(&**h, t))
-        })
+        let at = |g: &u32| matches!(self.terms.get(*g as usize), Some(h) if std::ptr::eq(&**h, t));
+        near.filter(at)
+    }
+
+    /// The guesses for the children of a term guessed to be `near`: its children, when it is
+    /// a held term.
+    fn guesses(&self, near: Option<u32>) -> &[u32] {
+        let held = near.filter(|&g| (g as usize) < self.terms.len());
+        held.map_or(&[], |g| self.kids_of(g))
     }
 
     /// The index of the held term equal to `t`, if any: `near` when `t` is that very held
@@ -622,8 +625,7 @@ impl Table {
         if let Some(g) = self.is(t, near) {
             return Some(g);
         }
-        let guesses = near.and_then(|g| self.first.get(g as usize + 1).map(|_| self.kids_of(g)));
-        let guesses = guesses.unwrap_or_default();
+        let guesses = self.guesses(near);
         let mut h = self.hasher.build_hasher();
         for (n, c) in kids(t).enumerate() {
             let k = self.find_term(c, guesses.get(n).copied())?;
@@ -655,12 +657,11 @@ impl Table {
         if let Some(g) = self.is(t, near) {
             return Ok(g);
         }
-        let guesses = near.and_then(|g| self.first.get(g as usize + 1).map(|_| self.kids_of(g)));
-        let guesses = guesses.unwrap_or_default().to_vec();
         let mut ids = Vec::new();
         let mut h = self.hasher.build_hasher();
         for (n, c) in kids(t).enumerate() {
-            let k = self.hold(c, guesses.get(n).copied())?;
+            let guess = self.guesses(near).get(n).copied();
+            let k = self.hold(c, guess)?;
             std::hash::Hasher::write_u64(&mut h, self.hashes[k as usize]);
             ids.push(k);
         }
@@ -825,8 +826,7 @@ fn close(
         if halt(table, i) || !budget.spend(table.cost(i)) {
             return (Vec::new(), Vec::new());
         }
-        // A step changes a few threads: the rest of the next term is this state's, held (and
-        // found by its address).
+        // A step changes a few threads: the rest of the next term is this state's, held.
         let state = table.state(i);
         let Some(candidates) = sem.candidates(&state, &mut |n| budget.spend(n)) else {
             return (Vec::new(), Vec::new());

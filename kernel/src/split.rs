@@ -29,6 +29,7 @@ use super::{Budget, FastMap, Next, Table, kids, with_kids};
 use crate::semantics::{Atom, Candidate, MACRO_STEP_FUEL, Mode, Semantics, State, Step, Sub, Term};
 use hilbert_certificates::ir::{Node, PlanId};
 use std::collections::BTreeSet;
+use std::collections::hash_map::Entry;
 
 /// A state's term split at its `‖`: the context's held nodes from the root down, the `‖`'s,
 /// the context's number in the memo, and per child the fuel a settle spends on it when quiet.
@@ -184,28 +185,27 @@ pub(super) fn step(
     for (p, _) in &mut local.actions {
         p[d] = moved.iter().position(|&k| k == p[d])?;
     }
-    let quiet = s
-        .kids
-        .iter()
-        .enumerate()
-        .filter(|(k, _)| !moved.contains(k));
+    let quiet = (s.kids.iter().enumerate()).filter(|(k, _)| !moved.contains(k));
     let fuel: u64 = quiet.map(|(_, q)| *q).sum::<Option<u64>>()?;
     let all = t.kids_of(s.par);
     let ids = moved.iter().map(|&k| all.get(k).copied());
     let ids = ids.collect::<Option<_>>()?;
-    let key = (s.key, ids, t.states[i].1, local);
-    if !memo.steps.contains_key(&key) {
-        let par = Term::Par(key.1.iter().map(|&k| t.terms[k as usize].clone()).collect());
-        let (term, beliefs) = (splice(t, &s.ctx, par), state.beliefs.clone());
-        if !budget.spend(t.cost(i)) {
-            return None;
+    // The step on the reduced state, fired the first time it is met (one lookup a step).
+    let made = match memo.steps.entry((s.key, ids, t.states[i].1, local)) {
+        Entry::Occupied(e) => e.into_mut(),
+        Entry::Vacant(e) => {
+            let ids = e.key().1.iter();
+            let par = Term::Par(ids.map(|&k| t.terms[k as usize].clone()).collect());
+            let (term, beliefs) = (splice(t, &s.ctx, par), state.beliefs.clone());
+            if !budget.spend(t.cost(i)) {
+                return None;
+            }
+            let step = sem.fire(&State { term, beliefs }, &e.key().3);
+            budget.spend(step.work);
+            e.insert(put_back(t, &s.ctx, step, moved.len()))
         }
-        let step = sem.fire(&State { term, beliefs }, &key.3);
-        budget.spend(step.work);
-        let made = put_back(t, &s.ctx, step, moved.len());
-        memo.steps.insert(key.clone(), made);
-    }
-    let (kids, beliefs, bad, work) = memo.steps.get(&key)?.as_ref()?;
+    };
+    let (kids, beliefs, bad, work) = made.as_ref()?;
     if work.saturating_add(fuel) >= MACRO_STEP_FUEL.into() || !budget.spend(all.len() as u64) {
         return None;
     }
