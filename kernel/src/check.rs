@@ -8,7 +8,7 @@
 //! out as a tree only while its steps are computed.
 
 use crate::eval::{attention_within, holds_within};
-use crate::semantics::{After, Atom, Semantics, State, Sub, Term, settled, suspended};
+use crate::semantics::{After, Atom, Params, Semantics, State, Sub, Term, settled, suspended};
 use hashbrown::HashTable;
 use hilbert_certificates::cert::{self, Body, Counts, SourceDigest, Witness};
 use hilbert_certificates::ir::Command;
@@ -16,7 +16,8 @@ use hilbert_certificates::ir::{
     CommitmentStrategy, Cond, Ir, Network, Node, NodeId, PatternArg, PlanId, Value,
 };
 use std::collections::{BTreeSet, HashMap};
-use std::hash::BuildHasher;
+use std::hash::{BuildHasher, Hasher};
+use std::mem::Discriminant;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 #[path = "props.rs"]
@@ -524,6 +525,33 @@ fn with_kids(t: &Term, held: &[Sub]) -> Term {
     }
 }
 
+/// A node's own fields, all but its children (a thread or a fault whole): two terms are equal
+/// exactly when their nodes' own fields are and their children are, in order.
+type Own<'a> = (
+    Discriminant<Term>,
+    Option<&'a Term>,
+    [u32; 2],
+    Option<&'a Params>,
+    Option<Discriminant<After>>,
+);
+
+fn own(t: &Term) -> Own<'_> {
+    let (mut whole, mut ids, mut params, mut then) = (None, [0; 2], None, None);
+    match t {
+        Term::Thread { .. } | Term::Faulted(_) => whole = Some(t),
+        Term::Label { inst, label, .. } => ids = [*inst, label.0],
+        Term::Inst {
+            inst,
+            plan,
+            params: p,
+            ..
+        } => (ids, params) = ([*inst, plan.0], Some(p)),
+        Term::Handling { then: a, .. } => then = Some(std::mem::discriminant(a)),
+        _ => {}
+    }
+    (std::mem::discriminant(t), whole, ids, params, then)
+}
+
 impl Table {
     fn new() -> Table {
         Table {
@@ -566,33 +594,15 @@ impl Table {
         }
     }
 
-    /// A term's node, hashed over its children's hashes (written into `h` first, in order),
-    /// its kind and its fields but its children: equal terms have equal hashes, whoever made
-    /// them (a list of parameters by its own hash, found by its address when it is held).
+    /// A term's node, hashed over its children's hashes (written into `h` first, in order)
+    /// and its own fields: equal terms have equal hashes, whoever made them (a list of
+    /// parameters by its own hash, found by its address when it is held).
     fn hash(&self, t: &Term, mut h: foldhash::fast::FoldHasher) -> u64 {
-        use std::hash::{Hash, Hasher};
-        std::mem::discriminant(t).hash(&mut h);
-        match t {
-            Term::Faulted(f) => f.hash(&mut h),
-            Term::Thread {
-                inst,
-                plan,
-                stack,
-                env,
-                mode,
-            } => (inst, plan, stack, env, mode).hash(&mut h),
-            Term::Label { inst, label, .. } => (inst, label).hash(&mut h),
-            Term::Inst {
-                inst, plan, params, ..
-            } => {
-                let held = self.params.get(&(params.as_ptr() as *const () as usize));
-                let p = held
-                    .copied()
-                    .unwrap_or_else(|| self.hasher.hash_one(params));
-                (inst, plan, p).hash(&mut h)
-            }
-            Term::Handling { then, .. } => std::mem::discriminant(then).hash(&mut h),
-            _ => {}
+        let (kind, whole, ids, params, then) = own(t);
+        std::hash::Hash::hash(&(kind, whole, ids, then), &mut h);
+        if let Some(p) = params {
+            let held = self.params.get(&(p.as_ptr() as *const () as usize));
+            h.write_u64(held.copied().unwrap_or_else(|| self.hasher.hash_one(p)));
         }
         h.finish()
     }
@@ -617,24 +627,29 @@ impl Table {
         held.map_or(&[], |g| self.kids_of(g))
     }
 
+    /// The held node equal to `t` over the held children `ks` (as many as [`kids`] lists):
+    /// found by its hash over theirs, its own fields compared, its children by index.
+    fn find_node(&self, t: &Term, ks: &[u32]) -> (Option<u32>, u64) {
+        let mut h = self.hasher.build_hasher();
+        ks.iter()
+            .for_each(|&k| h.write_u64(self.hashes[k as usize]));
+        let hash = self.hash(t, h);
+        let same = |&j: &u32| self.kids_of(j) == ks && own(&self.terms[j as usize]) == own(t);
+        (self.index.find(hash, same).copied(), hash)
+    }
+
     /// The index of the held term equal to `t`, if any: `near` when `t` is that very held
-    /// allocation (a wrong guess costs one pointer comparison, never a wrong index), else found
-    /// by its hash over its children's and compared (`==` is structural; a child that is the
-    /// held term it is compared with is equal at once).
+    /// allocation (a wrong guess costs one pointer comparison, never a wrong index), else its
+    /// children's found (each guessed to be the guess's child at its place) and then its node.
     fn find_term(&self, t: &Term, near: Option<u32>) -> Option<u32> {
         if let Some(g) = self.is(t, near) {
             return Some(g);
         }
         let guesses = self.guesses(near);
-        let mut h = self.hasher.build_hasher();
-        for (n, c) in kids(t).enumerate() {
-            let k = self.find_term(c, guesses.get(n).copied())?;
-            std::hash::Hasher::write_u64(&mut h, self.hashes[k as usize]);
-        }
-        let hash = self.hash(t, h);
-        self.index
-            .find(hash, |&j| *self.terms[j as usize] == *t)
-            .copied()
+        let ks = kids(t)
+            .enumerate()
+            .map(|(n, c)| self.find_term(c, guesses.get(n).copied()));
+        self.find_node(t, &ks.collect::<Option<Vec<u32>>>()?).0
     }
 
     /// A state's number when it has one, else the state, to be numbered (`near`: see
@@ -658,15 +673,12 @@ impl Table {
             return Ok(g);
         }
         let mut ids = Vec::new();
-        let mut h = self.hasher.build_hasher();
         for (n, c) in kids(t).enumerate() {
             let guess = self.guesses(near).get(n).copied();
-            let k = self.hold(c, guess)?;
-            std::hash::Hasher::write_u64(&mut h, self.hashes[k as usize]);
-            ids.push(k);
+            ids.push(self.hold(c, guess)?);
         }
-        let hash = self.hash(t, h);
-        if let Some(&j) = self.index.find(hash, |&j| *self.terms[j as usize] == *t) {
+        let (found, hash) = self.find_node(t, &ids);
+        if let Some(j) = found {
             return Ok(j);
         }
         let own = match t {

@@ -40,9 +40,14 @@ pub(super) struct Split {
     kids: Vec<Option<u64>>,
 }
 
-/// What a step did on a reduced state: the children it made, the beliefs, the tells it ran
-/// infeasibly and its work.
-type Moved = (Vec<Sub>, BTreeSet<Atom>, Vec<(PlanId, u32)>, u64);
+/// What a step did on a reduced state: the children it made (each with its held index once
+/// found), the beliefs, the tells it ran infeasibly and its work.
+type Moved = (
+    Vec<(Sub, Option<u32>)>,
+    BTreeSet<Atom>,
+    Vec<(PlanId, u32)>,
+    u64,
+);
 
 /// A memo (one per core): contexts numbered, held children's closedness and quietness (by
 /// context), and the steps of reduced states by context, moved children, belief set and
@@ -205,17 +210,36 @@ pub(super) fn step(
             e.insert(put_back(t, &s.ctx, step, moved.len()))
         }
     };
-    let (kids, beliefs, bad, work) = made.as_ref()?;
+    let (kids, beliefs, bad, work) = made.as_mut()?;
     if work.saturating_add(fuel) >= MACRO_STEP_FUEL.into() || !budget.spend(all.len() as u64) {
         return None;
     }
-    // The next state: this state's held children but the moved ones.
-    let mut cs: Vec<Sub> = all.iter().map(|&k| t.terms[k as usize].clone()).collect();
-    for (&k, x) in moved.iter().zip(kids.iter()) {
-        cs[k] = x.clone();
+    // The next state: this state's held children but the moved ones, found by their indices
+    // when it is held, else made as a term, to be numbered.
+    let mut ks = Some(all.to_vec());
+    for (&k, (x, id)) in moved.iter().zip(kids.iter_mut()) {
+        *id = id.or_else(|| t.find_term(x, None));
+        ks = ks.zip(*id).map(|(mut ks, id)| (ks[k] = id, ks).1);
     }
-    let (term, beliefs) = (splice(t, &s.ctx, Term::Par(cs)), beliefs.clone());
-    let next = t.find(State { term, beliefs }, Some(t.states[i].0));
+    let held = ks.and_then(|ks| {
+        let mut at = t.find_node(&t.terms[s.par as usize], &ks).0?;
+        for &c in s.ctx.iter().rev() {
+            let ks = [&[at], &t.kids_of(c)[1..]].concat();
+            at = t.find_node(&t.terms[c as usize], &ks).0?;
+        }
+        t.numbers.get(&(at, *t.sets.get(beliefs)?)).copied()
+    });
+    let next = held.map(Next::Old).unwrap_or_else(|| {
+        let mut cs: Vec<Sub> = all.iter().map(|&k| t.terms[k as usize].clone()).collect();
+        for (&k, x) in moved.iter().zip(kids.iter()) {
+            cs[k] = x.0.clone();
+        }
+        let term = splice(t, &s.ctx, Term::Par(cs));
+        Next::New(State {
+            term,
+            beliefs: beliefs.clone(),
+        })
+    });
     Some((next, bad.clone()))
 }
 
@@ -237,7 +261,8 @@ fn put_back(t: &Table, ctx: &[u32], step: Step, n: usize) -> Option<Moved> {
         .iter()
         .filter(|t| !t.2)
         .map(|t| (t.0, t.1));
-    Some((cs.clone(), step.next.beliefs, bad.collect(), step.work))
+    let cs = cs.iter().map(|c| (c.clone(), None)).collect();
+    Some((cs, step.next.beliefs, bad.collect(), step.work))
 }
 
 #[cfg(test)]
