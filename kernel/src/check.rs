@@ -442,11 +442,13 @@ impl Budget {
 /// exactly when they have one index. A state is its root's term index and a belief-set index.
 /// No held term is nested deeper than [`MAX_TERM_DEPTH`], and no state is larger than
 /// [`MAX_STATE_SIZE`] nodes once its shared terms are written out.
+#[derive(Default)]
 struct Table {
     terms: Vec<Sub>,
-    /// Each held term's children's indices: those of term `i` are `kids[first[i]..first[i + 1]]`.
+    /// Each held term's children's indices: those of term `i` end at `kids[ends[i]]`, where
+    /// those of term `i - 1` do.
     kids: Vec<u32>,
-    first: Vec<u32>,
+    ends: Vec<u32>,
     /// The held terms' indices, by [`Table::hash`]; 4 bytes a term.
     index: HashTable<u32>,
     /// Each held list of parameters' hash, by its address (held, it lives as long as the
@@ -553,24 +555,6 @@ fn own(t: &Term) -> Own<'_> {
 }
 
 impl Table {
-    fn new() -> Table {
-        Table {
-            terms: Vec::new(),
-            kids: Vec::new(),
-            first: vec![0],
-            index: HashTable::new(),
-            params: fast_map(0),
-            hashes: Vec::new(),
-            hasher: foldhash::fast::RandomState::default(),
-            sets: fast_map(0),
-            set_list: Vec::new(),
-            states: Vec::new(),
-            numbers: fast_map(0),
-            size: Vec::new(),
-            depth: Vec::new(),
-        }
-    }
-
     fn len(&self) -> usize {
         self.states.len()
     }
@@ -610,7 +594,8 @@ impl Table {
     /// Held term `i`'s children's indices, in the order of [`kids`].
     fn kids_of(&self, i: u32) -> &[u32] {
         let i = i as usize;
-        &self.kids[self.first[i] as usize..self.first[i + 1] as usize]
+        let start = i.checked_sub(1).map_or(0, |h| self.ends[h] as usize);
+        &self.kids[start..self.ends[i] as usize]
     }
 
     /// `near`, when it is a held term and `t` is that very allocation. A step's next state
@@ -655,15 +640,15 @@ impl Table {
     /// A state's number when it has one, else the state, to be numbered (`near`: see
     /// [`Table::find_term`]).
     fn find(&self, s: State, near: Option<u32>) -> Next {
-        let root = self.find_term(&s.term, near);
-        let set = self.sets.get(&s.beliefs);
-        match root
-            .zip(set)
-            .and_then(|(r, &set)| self.numbers.get(&(r, set)))
-        {
-            Some(&j) => Next::Old(j),
+        match (self.find_term(&s.term, near)).and_then(|r| self.number(r, &s.beliefs)) {
+            Some(j) => Next::Old(j),
             None => Next::New(s),
         }
+    }
+
+    /// The number of the state of held root `r` and beliefs `b`, if it has one.
+    fn number(&self, r: u32, b: &BTreeSet<Atom>) -> Option<u32> {
+        self.numbers.get(&(r, *self.sets.get(b)?)).copied()
     }
 
     /// The index of the held term equal to `t`, held over its held children when new (`near`:
@@ -711,7 +696,7 @@ impl Table {
             return Err("more terms than the kernel can number".into());
         };
         self.kids.extend_from_slice(&ids);
-        self.first.push(edges);
+        self.ends.push(edges);
         let hashes = &self.hashes;
         self.index.insert_unique(hash, i, |&j| hashes[j as usize]);
         self.hashes.push(hash);
@@ -755,10 +740,6 @@ impl Table {
 /// A fast hasher seeded at random once per process (foldhash): fast like Fx, but a hostile
 /// certificate cannot choose colliding keys without knowing the seed.
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
-
-fn fast_map<K, V>(capacity: usize) -> FastMap<K, V> {
-    HashMap::with_capacity_and_hasher(capacity, foldhash::fast::RandomState::default())
-}
 
 /// A state as a person reads it (for refusals).
 pub fn show_state(state: &State) -> String {
@@ -877,7 +858,7 @@ fn close(
     let mut succ = Succ::default();
     let mut bad_tells = Vec::new();
     let mut start = 0;
-    while start < table.len() {
+    while start < table.len() && table.len() as u64 <= declared.states {
         let end = (start + CLOSE_BLOCK).min(table.len());
         let results: Vec<Steps> = (start..end)
             .into_par_iter()
@@ -896,31 +877,22 @@ fn close(
             succ.ends.push(succ.all.len());
             bad_tells.extend(b.into_iter().map(|(p, k)| (i as u32, p, k)));
             if table.len() as u64 > declared.states {
-                return Err((
-                    "states.count",
-                    None,
-                    format!(
-                        "the exploration reaches more than the {} states the certificate declares",
-                        declared.states
-                    ),
-                ));
+                break;
             }
         }
         start = end;
     }
-    let found = Counts {
-        states: table.len() as u64,
-        transitions: succ.all.len() as u64,
-    };
-    if found != declared {
-        return Err((
-            "states.count",
-            None,
-            format!(
-                "the exploration reaches {} states and {} steps; the certificate declares {} and {}",
-                found.states, found.transitions, declared.states, declared.transitions
-            ),
-        ));
+    let found = (table.len() as u64, succ.all.len() as u64);
+    if found != (declared.states, declared.transitions) {
+        let (states, steps) = match found.0 > declared.states {
+            true => (format!("more than {}", declared.states), String::new()),
+            false => (found.0.to_string(), format!(" and {} steps", found.1)),
+        };
+        let why = format!(
+            "the exploration reaches {states} states{steps}; the certificate declares {} and {}",
+            declared.states, declared.transitions
+        );
+        return Err(("states.count", None, why));
     }
     Ok(Closed {
         table,
@@ -1066,7 +1038,7 @@ fn check_body(body: &Body, budget: &Budget, digest: [u8; 32]) -> Report {
         return report;
     }
     // The scene's states, breadth-first from its initial state.
-    let mut table = Table::new();
+    let mut table = Table::default();
     let closed = match table.add(&sem.initial(), None) {
         Ok(_) => close(&sem, table, body.scene, &|_, _| false, budget, true),
         Err(why) => Err((LIMIT, Some(0), why)),
@@ -1454,7 +1426,7 @@ fn outside(
     budget: &Budget,
 ) -> Outcome {
     let [rule_count, rule_rank] = rules;
-    let mut sub = Table::new();
+    let mut sub = Table::default();
     let t = from.table;
     let mut starts = Vec::new();
     let mut landing_bad = BTreeSet::new();
@@ -1618,7 +1590,7 @@ mod tests {
     /// Two states: `Inst(a ‖ b)` and `Inst(b ‖ a)`, sharing their threads.
     fn table() -> Table {
         let (a, b) = (thread(0, 1), thread(1, 2));
-        let mut t = Table::new();
+        let mut t = Table::default();
         assert_eq!(t.add(&state(&a, &b, &[]), None), Ok((0, true)));
         assert_eq!(t.add(&state(&b, &a, &[]), None), Ok((1, true)));
         t

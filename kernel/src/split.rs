@@ -227,7 +227,7 @@ pub(super) fn step(
             let ks = [&[at], &t.kids_of(c)[1..]].concat();
             at = t.find_node(&t.terms[c as usize], &ks).0?;
         }
-        t.numbers.get(&(at, *t.sets.get(beliefs)?)).copied()
+        t.number(at, beliefs)
     });
     let next = held.map(Next::Old).unwrap_or_else(|| {
         let mut cs: Vec<Sub> = all.iter().map(|&k| t.terms[k as usize].clone()).collect();
@@ -289,7 +289,7 @@ mod tests {
             used: AtomicU64::new(0),
         };
         let explore = |split: bool| {
-            let mut table = Table::new();
+            let mut table = Table::default();
             table
                 .add(&sem.initial(), None)
                 .expect("the initial state is held");
