@@ -810,94 +810,96 @@ fn close(
     budget: &Budget,
     split: bool,
 ) -> Result<Closed, Unclosed> {
-    use rayon::prelude::*;
-    type Steps = (Vec<Next>, Vec<(PlanId, u32)>);
-    let memos: Vec<std::sync::Mutex<split::Memo>> = (0..rayon::current_num_threads())
-        .map(|_| Default::default())
-        .collect();
-    let step_of = |table: &Table, i: usize| -> Steps {
-        if halt(table, i) || !budget.spend(table.cost(i)) {
-            return (Vec::new(), Vec::new());
-        }
-        // A step changes a few threads: the rest of the next term is this state's, held.
-        let state = table.state(i);
-        let Some(candidates) = sem.candidates(&state, &mut |n| budget.spend(n)) else {
-            return (Vec::new(), Vec::new());
-        };
-        let core = rayon::current_thread_index().unwrap_or(0) % memos.len();
-        let mut memo = memos[core].lock().unwrap_or_else(|e| e.into_inner());
-        let split = (split.then(|| split::split(sem, table, i, &mut memo))).flatten();
-        let (mut next, mut bad) = (Vec::new(), Vec::new());
-        for c in &candidates {
-            let fast = split
-                .as_ref()
-                .and_then(|s| split::step(sem, table, (i, &state), s, c, &mut memo, budget));
-            let (n, tells) = match fast {
-                Some(done) => done,
-                None => {
-                    if !budget.spend(table.cost(i)) {
-                        break;
-                    }
-                    let step = sem.fire(&state, c);
-                    if !budget.spend(step.work) {
-                        break;
-                    }
-                    let tells = step.effects.tells.iter();
-                    let bad = tells.filter(|t| !t.2).map(|&(p, k, _)| (p, k));
-                    (
-                        table.find(step.next, Some(table.states[i].0)),
-                        bad.collect(),
-                    )
-                }
-            };
-            bad.extend(tells);
-            next.push(n);
-        }
-        (next, bad)
-    };
-    let mut succ = Succ::default();
-    let mut bad_tells = Vec::new();
-    let mut start = 0;
-    while start < table.len() && table.len() as u64 <= declared.states {
-        let end = (start + CLOSE_BLOCK).min(table.len());
-        let results: Vec<Steps> = (start..end)
-            .into_par_iter()
-            .with_min_len(16)
-            .map(|i| step_of(&table, i))
+    rayon::scope(|_| {
+        use rayon::prelude::*;
+        type Steps = (Vec<Next>, Vec<(PlanId, u32)>);
+        let memos: Vec<std::sync::Mutex<split::Memo>> = (0..rayon::current_num_threads())
+            .map(|_| Default::default())
             .collect();
-        for (i, (next, b)) in (start..).zip(results) {
-            let at = |why: String| (LIMIT, Some(i), format!("state {i}: {why}"));
-            for n in next {
-                let j = match n {
-                    Next::Old(j) => j,
-                    Next::New(s) => table.add(&s, Some(table.states[i].0)).map_err(at)?.0,
+        let step_of = |table: &Table, i: usize| -> Steps {
+            if halt(table, i) || !budget.spend(table.cost(i)) {
+                return (Vec::new(), Vec::new());
+            }
+            // A step changes a few threads: the rest of the next term is this state's, held.
+            let state = table.state(i);
+            let Some(candidates) = sem.candidates(&state, &mut |n| budget.spend(n)) else {
+                return (Vec::new(), Vec::new());
+            };
+            let core = rayon::current_thread_index().unwrap_or(0) % memos.len();
+            let mut memo = memos[core].lock().unwrap_or_else(|e| e.into_inner());
+            let split = (split.then(|| split::split(sem, table, i, &mut memo))).flatten();
+            let (mut next, mut bad) = (Vec::new(), Vec::new());
+            for c in &candidates {
+                let fast = split
+                    .as_ref()
+                    .and_then(|s| split::step(sem, table, (i, &state), s, c, &mut memo, budget));
+                let (n, tells) = match fast {
+                    Some(done) => done,
+                    None => {
+                        if !budget.spend(table.cost(i)) {
+                            break;
+                        }
+                        let step = sem.fire(&state, c);
+                        if !budget.spend(step.work) {
+                            break;
+                        }
+                        let tells = step.effects.tells.iter();
+                        let bad = tells.filter(|t| !t.2).map(|&(p, k, _)| (p, k));
+                        (
+                            table.find(step.next, Some(table.states[i].0)),
+                            bad.collect(),
+                        )
+                    }
                 };
-                succ.all.push(j);
+                bad.extend(tells);
+                next.push(n);
             }
-            succ.ends.push(succ.all.len());
-            bad_tells.extend(b.into_iter().map(|(p, k)| (i as u32, p, k)));
-            if table.len() as u64 > declared.states {
-                break;
-            }
-        }
-        start = end;
-    }
-    let found = (table.len() as u64, succ.all.len() as u64);
-    if found != (declared.states, declared.transitions) {
-        let (states, steps) = match found.0 > declared.states {
-            true => (format!("more than {}", declared.states), String::new()),
-            false => (found.0.to_string(), format!(" and {} steps", found.1)),
+            (next, bad)
         };
-        let why = format!(
-            "the exploration reaches {states} states{steps}; the certificate declares {} and {}",
-            declared.states, declared.transitions
-        );
-        return Err(("states.count", None, why));
-    }
-    Ok(Closed {
-        table,
-        succ,
-        bad_tells,
+        let mut succ = Succ::default();
+        let mut bad_tells = Vec::new();
+        let mut start = 0;
+        while start < table.len() && table.len() as u64 <= declared.states {
+            let end = (start + CLOSE_BLOCK).min(table.len());
+            let results: Vec<Steps> = (start..end)
+                .into_par_iter()
+                .with_min_len(16)
+                .map(|i| step_of(&table, i))
+                .collect();
+            for (i, (next, b)) in (start..).zip(results) {
+                let at = |why: String| (LIMIT, Some(i), format!("state {i}: {why}"));
+                for n in next {
+                    let j = match n {
+                        Next::Old(j) => j,
+                        Next::New(s) => table.add(&s, Some(table.states[i].0)).map_err(at)?.0,
+                    };
+                    succ.all.push(j);
+                }
+                succ.ends.push(succ.all.len());
+                bad_tells.extend(b.into_iter().map(|(p, k)| (i as u32, p, k)));
+                if table.len() as u64 > declared.states {
+                    break;
+                }
+            }
+            start = end;
+        }
+        let found = (table.len() as u64, succ.all.len() as u64);
+        if found != (declared.states, declared.transitions) {
+            let (states, steps) = match found.0 > declared.states {
+                true => (format!("more than {}", declared.states), String::new()),
+                false => (found.0.to_string(), format!(" and {} steps", found.1)),
+            };
+            let why = format!(
+                "the exploration reaches {states} states{steps}; the certificate declares {} and {}",
+                declared.states, declared.transitions
+            );
+            return Err(("states.count", None, why));
+        }
+        Ok(Closed {
+            table,
+            succ,
+            bad_tells,
+        })
     })
 }
 
@@ -1658,6 +1660,74 @@ mod tests {
         assert_eq!(t.find_term(&t.terms[0].clone(), Some(0)), Some(0));
         assert_eq!(t.find_term(&thread(0, 1), Some(0)), Some(0));
         assert_eq!(t.find_term(&thread(0, 1), Some(1)), Some(0));
+    }
+
+    /// Nodes over the same held children that differ in one own field or in their kind: a
+    /// table that compared only children (or only some fields) would hold one for the other.
+    #[test]
+    fn nodes_over_the_same_children_differ_by_every_own_field() {
+        use crate::semantics::Fault;
+        use hilbert_certificates::ir::LabelId;
+        let (a, b) = (thread(0, 1), thread(1, 2));
+        let inst = |inst, plan, params: &[Value]| Term::Inst {
+            inst,
+            plan: PlanId(plan),
+            params: params.into(),
+            body: a.clone(),
+        };
+        let label = |inst, label| Term::Label {
+            inst,
+            label: LabelId(label),
+            body: a.clone(),
+            start: b.clone(),
+        };
+        let handling = |then| Term::Handling {
+            body: a.clone(),
+            then,
+        };
+        let mut other_env = (*a).clone();
+        if let Term::Thread { env, .. } = &mut other_env {
+            env[0] = Value::Int(9);
+        }
+        let terms = [
+            inst(0, 0, &[]),
+            inst(1, 0, &[]),
+            inst(0, 1, &[]),
+            inst(0, 0, &[Value::Int(1)]),
+            inst(0, 0, &[Value::Int(2)]),
+            label(0, 0),
+            label(1, 0),
+            label(0, 1),
+            handling(After::End),
+            handling(After::Suspend(b.clone())),
+            handling(After::Continue(b.clone())),
+            handling(After::Restart(b.clone())),
+            Term::Then(a.clone(), b.clone()),
+            Term::Interrupt(a.clone(), b.clone()),
+            Term::Par(vec![a.clone(), b.clone()]),
+            Term::Choice(vec![a.clone(), b.clone()]),
+            Term::Par(vec![b.clone(), a.clone()]),
+            Term::Suspended(a.clone()),
+            Term::Done,
+            Term::Faulted(Fault::NoArm(NodeId(0))),
+            Term::Faulted(Fault::Overflow(NodeId(0))),
+            other_env,
+        ];
+        let mut t = Table::default();
+        let held: Vec<u32> = (terms.iter()).map(|x| t.hold(x, None).unwrap()).collect();
+        for (i, x) in terms.iter().enumerate() {
+            let same: Vec<usize> = (0..terms.len()).filter(|&j| held[j] == held[i]).collect();
+            assert_eq!(same, [i], "{x:?}");
+            // Found again from a fresh copy (other allocations), and by index alone.
+            assert_eq!(t.find_term(&x.clone(), None), Some(held[i]), "{x:?}");
+            let ks = t.kids_of(held[i]).to_vec();
+            assert_eq!(t.find_node(x, &ks).0, Some(held[i]), "{x:?}");
+        }
+        // A node over other held children is another node: `a ‖ b` over `b, a` is `b ‖ a`.
+        let mut swapped = t.kids_of(held[14]).to_vec();
+        swapped.reverse();
+        assert_eq!(t.find_node(&terms[14], &swapped).0, Some(held[16]));
+        assert_eq!(t.find_node(&terms[14], &swapped[..1]).0, None);
     }
 
     #[test]
