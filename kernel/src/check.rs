@@ -201,24 +201,18 @@ pub fn obligations(ir: &Ir, n: usize) -> Result<Vec<(String, Kind)>, String> {
         .filter(|(_, b)| b.network == Some(n as u32));
     let binding = match (bound.next(), bound.next()) {
         (Some((i, b)), None) if b.name == net.binding => i,
-        (Some((_, b)), None) => {
-            return Err(format!(
-                "network {n} is the scene of `{}`, but the binding naming it is `{}`",
-                net.binding, b.name
-            ));
-        }
-        (None, _) => {
-            return Err(format!(
-                "no plan binding of agent `{}` names network {n}",
-                agent.name
-            ));
-        }
-        (Some(_), Some(_)) => {
-            return Err(format!(
-                "more than one plan binding of agent `{}` names network {n}",
-                agent.name
-            ));
-        }
+        (Some((_, b)), None) => Err(format!(
+            "network {n} is the scene of `{}`, but the binding naming it is `{}`",
+            net.binding, b.name
+        ))?,
+        (None, _) => Err(format!(
+            "no plan binding of agent `{}` names network {n}",
+            agent.name
+        ))?,
+        (Some(_), Some(_)) => Err(format!(
+            "more than one plan binding of agent `{}` names network {n}",
+            agent.name
+        ))?,
     };
     let root = net.plans.get(net.root.0 as usize).ok_or_else(|| {
         format!(
@@ -245,10 +239,11 @@ pub fn obligations(ir: &Ir, n: usize) -> Result<Vec<(String, Kind)>, String> {
         }
     };
     let mut out = vec![(format!("{}_no_deadlock", root.name), Kind::NoDeadlock)];
-    for (di, d) in agent.desires.iter().enumerate() {
-        if !d.reachable_by.contains(&(binding as u32)) {
-            continue;
-        }
+    let served: Vec<usize> = (0..agent.desires.len())
+        .filter(|&d| agent.desires[d].reachable_by.contains(&(binding as u32)))
+        .collect();
+    for &di in &served {
+        let d = &agent.desires[di];
         out.push((format!("{}_live_{}", net.binding, d.name), Kind::Live(di)));
         // Only a single-minded agent is released by what it believes impossible.
         if agent.commit != CommitmentStrategy::SingleMinded {
@@ -270,11 +265,7 @@ pub fn obligations(ir: &Ir, n: usize) -> Result<Vec<(String, Kind)>, String> {
     }
     // The runtime stops an intention when a desire of higher priority is adopted, and resumes
     // it when that is done: where a handler runs then, that the stop and the resume complete.
-    let served = agent
-        .desires
-        .iter()
-        .filter(|d| d.reachable_by.contains(&(binding as u32)));
-    let lowest = served.map(|d| d.priority).min();
+    let lowest = served.iter().map(|&d| agent.desires[d].priority).min();
     let stoppable = lowest.is_some_and(|l| agent.desires.iter().any(|d| d.priority > l));
     if stoppable
         && net
@@ -330,9 +321,6 @@ pub fn obligations(ir: &Ir, n: usize) -> Result<Vec<(String, Kind)>, String> {
     for (k, a) in agent.asserts.iter().enumerate() {
         out.push((format!("{}_assert_{}", root.name, a.name), Kind::Assert(k)));
     }
-    let served = (0..agent.desires.len())
-        .filter(|&d| agent.desires[d].reachable_by.contains(&(binding as u32)))
-        .collect();
     out.push((
         format!("{}.{}_frame", agent.name, net.binding),
         Kind::Frame(served),
@@ -373,22 +361,14 @@ fn nodes_of(net: &Network, roots: impl IntoIterator<Item = Option<NodeId>>) -> B
 
 /// The atom of a condition that is one belief test with constant arguments.
 pub fn constant_atom(cond: &Cond) -> Option<Atom> {
-    let Cond::Believes(p) = cond else {
-        return None;
-    };
-    let args = p
-        .args
-        .iter()
-        .map(|a| match a {
-            PatternArg::Literal(l) => Some(Value::of(l)),
-            _ => None,
-        })
-        .collect::<Option<Vec<_>>>()?;
-    Some(Atom {
-        told: None,
-        belief: p.belief,
-        args,
-    })
+    let Cond::Believes(p) = cond else { return None };
+    let args = p.args.iter().map(|a| match a {
+        PatternArg::Literal(l) => Some(Value::of(l)),
+        _ => None,
+    });
+    let args = args.collect::<Option<Vec<_>>>()?;
+    let (told, belief) = (None, p.belief);
+    Some(Atom { told, belief, args })
 }
 
 /// The deepest term a state table may hold: a state is refused beyond it (a fixed limit, which
@@ -465,11 +445,20 @@ struct Table {
     depth: Vec<u32>,
 }
 
-/// A step's next state: its number, or the state itself, to be numbered.
+/// A step's next state: its number, or the state itself, to be numbered (made as a term, or
+/// as a split state's parts: [`Table::put`]).
 enum Next {
     Old(u32),
     New(State),
+    Put(Put),
 }
+
+type Put = (
+    u32,
+    Vec<(usize, Sub, Option<u32>)>,
+    Vec<u32>,
+    BTreeSet<Atom>,
+);
 
 /// Every child of a term, in order: both sides of `Then` and `Interrupt`, a label's start after
 /// its body, what follows handlers after them.
@@ -662,6 +651,12 @@ impl Table {
             let guess = self.guesses(near).get(n).copied();
             ids.push(self.hold(c, guess)?);
         }
+        self.hold_node(t, ids)
+    }
+
+    /// The index of the held node equal to `t` over the held children `ids` (as many as
+    /// [`kids`] lists), held when new.
+    fn hold_node(&mut self, t: &Term, ids: Vec<u32>) -> Result<u32, String> {
         let (found, hash) = self.find_node(t, &ids);
         if let Some(j) = found {
             return Ok(j);
@@ -710,18 +705,39 @@ impl Table {
     /// [`Table::find_term`]).
     fn add(&mut self, s: &State, near: Option<u32>) -> Result<(u32, bool), String> {
         let root = self.hold(&s.term, near)?;
+        self.number_new(root, &s.beliefs)
+    }
+
+    /// A split state's number, numbered next when it is new: the held `‖` `par` with the
+    /// children `moved` put in at their places (each with its held index, when it has one as
+    /// found), in the held context `ctx` (from the root down), and its beliefs.
+    fn put(&mut self, (par, moved, ctx, beliefs): &Put) -> Result<(u32, bool), String> {
+        let mut ks = self.kids_of(*par).to_vec();
+        for (k, x, id) in moved {
+            ks[*k] = self.hold(x, *id)?;
+        }
+        let mut at = self.hold_node(&self.terms[*par as usize].clone(), ks)?;
+        for &c in ctx.iter().rev() {
+            let ks = [&[at], &self.kids_of(c)[1..]].concat();
+            at = self.hold_node(&self.terms[c as usize].clone(), ks)?;
+        }
+        self.number_new(at, beliefs)
+    }
+
+    /// The number of the state of held root `root` and `beliefs`, numbered next when new.
+    fn number_new(&mut self, root: u32, beliefs: &BTreeSet<Atom>) -> Result<(u32, bool), String> {
         let k = self.states.len();
-        if self.size[root as usize].saturating_add(s.beliefs.len() as u64) > MAX_STATE_SIZE {
+        if self.size[root as usize].saturating_add(beliefs.len() as u64) > MAX_STATE_SIZE {
             return Err(format!(
                 "state {k} holds more than the kernel's limit of {MAX_STATE_SIZE} nodes once written out"
             ));
         }
-        let set = match self.sets.get(&s.beliefs) {
+        let set = match self.sets.get(beliefs) {
             Some(&set) => set,
             None => {
                 let set = self.set_list.len() as u32;
-                self.sets.insert(s.beliefs.clone(), set);
-                self.set_list.push(s.beliefs.clone());
+                self.sets.insert(beliefs.clone(), set);
+                self.set_list.push(beliefs.clone());
                 set
             }
         };
@@ -872,6 +888,7 @@ fn close(
                     let j = match n {
                         Next::Old(j) => j,
                         Next::New(s) => table.add(&s, Some(table.states[i].0)).map_err(at)?.0,
+                        Next::Put(p) => table.put(&p).map_err(at)?.0,
                     };
                     succ.all.push(j);
                 }
@@ -1024,18 +1041,12 @@ fn check_body(body: &Body, budget: &Budget, digest: [u8; 32]) -> Report {
         // The scene itself is not fixed: the binding passes a parameter that has no value, so
         // the table's start is a placeholder and nothing about it is a claim about the agent.
         let param = agent.param_name(p);
+        let why = format!(
+            "the binding passes the agent parameter `{param}`, which has no value in this certificate"
+        );
         for (oblig, _) in &derived {
-            report.obligations.push((
-                oblig.clone(),
-                refusal(
-                    oblig,
-                    None,
-                    "network.parameters",
-                    format!(
-                        "the binding passes the agent parameter `{param}`, which has no value in this certificate"
-                    ),
-                ),
-            ));
+            let verdict = refusal(oblig, None, "network.parameters", why.clone());
+            report.obligations.push((oblig.clone(), verdict));
         }
         return report;
     }
@@ -1068,23 +1079,12 @@ fn check_body(body: &Body, budget: &Budget, digest: [u8; 32]) -> Report {
         };
         report.obligations.push((oblig.clone(), verdict));
     }
-    if body.witnesses.len() > derived.len() {
-        let extra = &body.witnesses[derived.len()];
-        report.obligations.push((
-            extra.obligation().to_string(),
-            refusal(
-                extra.obligation(),
-                None,
-                "obligations.extra",
-                "the kernel derives no such obligation".into(),
-            ),
-        ));
+    if let Some(extra) = body.witnesses.get(derived.len()).map(|w| w.obligation()) {
+        let why = "the kernel derives no such obligation".into();
+        let verdict = refusal(extra, None, "obligations.extra", why);
+        report.obligations.push((extra.to_string(), verdict));
     }
-    if report
-        .obligations
-        .iter()
-        .all(|(_, v)| *v == Verdict::Proved)
-    {
+    if (report.obligations.iter()).all(|(_, v)| *v == Verdict::Proved) {
         report.admitted = Some(Admitted {
             certificate: digest,
             ir: body.ir_sha256,
@@ -1585,7 +1585,7 @@ mod tests {
     fn number_of(t: &Table, s: &State) -> Option<u32> {
         match t.find(s.clone(), None) {
             Next::Old(j) => Some(j),
-            Next::New(..) => None,
+            Next::New(..) | Next::Put(..) => None,
         }
     }
 

@@ -215,10 +215,15 @@ pub(super) fn step(
         return None;
     }
     // The next state: this state's held children but the moved ones, found by their indices
-    // when it is held, else made as a term, to be numbered.
+    // when it is held, else its parts, to be numbered. A moved child found is kept as the very
+    // held term (numbering finds it at once).
     let mut ks = Some(all.to_vec());
     for (&k, (x, id)) in moved.iter().zip(kids.iter_mut()) {
-        *id = id.or_else(|| t.find_term(x, None));
+        if id.is_none()
+            && let Some(j) = t.find_term(x, None)
+        {
+            (*x, *id) = (t.terms[j as usize].clone(), Some(j));
+        }
         ks = ks.zip(*id).map(|(mut ks, id)| (ks[k] = id, ks).1);
     }
     let held = ks.and_then(|ks| {
@@ -230,15 +235,9 @@ pub(super) fn step(
         t.number(at, beliefs)
     });
     let next = held.map(Next::Old).unwrap_or_else(|| {
-        let mut cs: Vec<Sub> = all.iter().map(|&k| t.terms[k as usize].clone()).collect();
-        for (&k, x) in moved.iter().zip(kids.iter()) {
-            cs[k] = x.0.clone();
-        }
-        let term = splice(t, &s.ctx, Term::Par(cs));
-        Next::New(State {
-            term,
-            beliefs: beliefs.clone(),
-        })
+        let put = moved.iter().zip(kids.iter());
+        let put = put.map(|(&k, (x, id))| (k, x.clone(), *id)).collect();
+        Next::Put((s.par, put, s.ctx.clone(), beliefs.clone()))
     });
     Some((next, bad.clone()))
 }
@@ -272,8 +271,9 @@ mod tests {
     //! this module takes it, on the reduced state; and each scene explored with and without
     //! split states.
     use super::super::{Budget, Next, Table, close};
-    use super::{Memo, split, step};
+    use super::{Memo, splice, split, step};
     use crate::semantics::Semantics;
+    use crate::semantics::{State, Sub, Term};
     use hilbert_certificates::cert;
     use hilbert_oracle::generate;
     use hilbert_oracle::pipeline::{self, Sources};
@@ -325,7 +325,18 @@ mod tests {
                 fast += 1;
                 let next = match next {
                     Next::Old(j) => t.state(j as usize),
-                    Next::New(s, ..) => s,
+                    Next::New(s) => s,
+                    Next::Put((par, moved, ctx, beliefs)) => {
+                        let mut cs: Vec<Sub> = (t.kids_of(par).iter())
+                            .map(|&k| t.terms[k as usize].clone())
+                            .collect();
+                        for (k, x, id) in moved {
+                            assert!(id.is_none_or(|j| Sub::ptr_eq(&t.terms[j as usize], &x)));
+                            cs[k] = x;
+                        }
+                        let term = splice(t, &ctx, Term::Par(cs));
+                        State { term, beliefs }
+                    }
                 };
                 assert_eq!(next, whole.next, "{what}: state {i}, {c:?}");
                 let want = whole.effects.tells.iter().filter(|t| !t.2);
