@@ -424,7 +424,11 @@ impl Budget {
 /// [`MAX_STATE_SIZE`] nodes once its shared terms are written out.
 #[derive(Default)]
 struct Table {
-    terms: Vec<Sub>,
+    /// Each held node; one over a `‖` (at any depth) is held with its `‖` as a stub, a `‖` of
+    /// no children: [`Table::term`] writes it out, [`Table::node`] gives its own fields.
+    nodes: Vec<Sub>,
+    /// Whether held node `i` is over a `‖` (held with a stub).
+    stub: Vec<bool>,
     /// Each held term's children's indices: those of term `i` end at `kids[ends[i]]`, where
     /// those of term `i - 1` do.
     kids: Vec<u32>,
@@ -549,8 +553,22 @@ impl Table {
     }
 
     /// State `i`'s root term.
-    fn root(&self, i: usize) -> &Term {
-        &self.terms[self.states[i].0 as usize]
+    fn root(&self, i: usize) -> Sub {
+        self.term(self.states[i].0)
+    }
+
+    /// Held node `i`, for its own fields (its children may be stubs: [`Table::nodes`]).
+    fn node(&self, i: u32) -> &Term {
+        &self.nodes[i as usize]
+    }
+
+    /// Held term `i`, written out: a node over a `‖` made again over its children's terms.
+    fn term(&self, i: u32) -> Sub {
+        if !self.stub[i as usize] {
+            return self.nodes[i as usize].clone();
+        }
+        let kids: Vec<Sub> = self.kids_of(i).iter().map(|&k| self.term(k)).collect();
+        Sub::new(with_kids(self.node(i), &kids))
     }
 
     /// The written-out size of state `i`.
@@ -562,7 +580,7 @@ impl Table {
     /// State `i`: its root node over its held children, and its beliefs.
     fn state(&self, i: usize) -> State {
         State {
-            term: self.root(i).clone(),
+            term: Sub::unwrap_or_clone(self.root(i)),
             beliefs: self.set_list[self.states[i].1 as usize].clone(),
         }
     }
@@ -590,14 +608,14 @@ impl Table {
     /// `near`, when it is a held term and `t` is that very allocation. A step's next state
     /// shares most of its terms with the state it came from, at the same places.
     fn is(&self, t: &Term, near: Option<u32>) -> Option<u32> {
-        let at = |g: &u32| matches!(self.terms.get(*g as usize), Some(h) if std::ptr::eq(&**h, t));
+        let at = |g: &u32| matches!(self.nodes.get(*g as usize), Some(h) if std::ptr::eq(&**h, t));
         near.filter(at)
     }
 
     /// The guesses for the children of a term guessed to be `near`: its children, when it is
     /// a held term.
     fn guesses(&self, near: Option<u32>) -> &[u32] {
-        let held = near.filter(|&g| (g as usize) < self.terms.len());
+        let held = near.filter(|&g| (g as usize) < self.nodes.len());
         held.map_or(&[], |g| self.kids_of(g))
     }
 
@@ -608,7 +626,7 @@ impl Table {
         ks.iter()
             .for_each(|&k| h.write_u64(self.hashes[k as usize]));
         let hash = self.hash(t, h);
-        let same = |&j: &u32| self.kids_of(j) == ks && own(&self.terms[j as usize]) == own(t);
+        let same = |&j: &u32| self.kids_of(j) == ks && own(self.node(j)) == own(t);
         (self.index.find(hash, same).copied(), hash)
     }
 
@@ -676,16 +694,18 @@ impl Table {
                 "a term is nested {d} deep, more than the kernel's limit of {MAX_TERM_DEPTH}"
             ));
         }
-        let held: Vec<Sub> = ids
+        let par = matches!(t, Term::Par(_));
+        let stub = par || ids.iter().any(|&k| self.stub[k as usize]);
+        let held = ids
             .iter()
-            .map(|&k| self.terms[k as usize].clone())
-            .collect();
-        let sub = Sub::new(with_kids(t, &held));
+            .filter(|_| !par)
+            .map(|&k| self.nodes[k as usize].clone());
+        let sub = Sub::new(with_kids(t, &held.collect::<Vec<_>>()));
         if let Term::Inst { params, .. } = &*sub {
             let p = self.hasher.hash_one(params);
             self.params.insert(params.as_ptr() as *const () as usize, p);
         }
-        let i = self.terms.len() as u32;
+        let i = self.nodes.len() as u32;
         let edges = u32::try_from(self.kids.len() + ids.len()).ok();
         let Some(edges) = edges.filter(|_| i != u32::MAX) else {
             return Err("more terms than the kernel can number".into());
@@ -695,7 +715,8 @@ impl Table {
         let hashes = &self.hashes;
         self.index.insert_unique(hash, i, |&j| hashes[j as usize]);
         self.hashes.push(hash);
-        self.terms.push(sub);
+        self.nodes.push(sub);
+        self.stub.push(stub);
         self.depth.push(d);
         self.size.push(n);
         Ok(i)
@@ -716,10 +737,10 @@ impl Table {
         for (k, x, id) in moved {
             ks[*k] = self.hold(x, *id)?;
         }
-        let mut at = self.hold_node(&self.terms[*par as usize].clone(), ks)?;
+        let mut at = self.hold_node(&self.nodes[*par as usize].clone(), ks)?;
         for &c in ctx.iter().rev() {
             let ks = [&[at], &self.kids_of(c)[1..]].concat();
-            at = self.hold_node(&self.terms[c as usize].clone(), ks)?;
+            at = self.hold_node(&self.nodes[c as usize].clone(), ks)?;
         }
         self.number_new(at, beliefs)
     }
@@ -877,11 +898,8 @@ fn close(
         let mut start = 0;
         while start < table.len() && table.len() as u64 <= declared.states {
             let end = (start + CLOSE_BLOCK).min(table.len());
-            let results: Vec<Steps> = (start..end)
-                .into_par_iter()
-                .with_min_len(16)
-                .map(|i| step_of(&table, i))
-                .collect();
+            let block = (start..end).into_par_iter().with_min_len(16);
+            let results: Vec<Steps> = block.map(|i| step_of(&table, i)).collect();
             for (i, (next, b)) in (start..).zip(results) {
                 let at = |why: String| (LIMIT, Some(i), format!("state {i}: {why}"));
                 for n in next {
@@ -1282,7 +1300,7 @@ fn check_witness(
 fn check_invariant(c: &Closed, oblig: &str) -> Verdict {
     let t = &c.table;
     for i in 0..t.len() {
-        if c.succ.of(i).is_empty() && !matches!(t.root(i), Term::Done) {
+        if c.succ.of(i).is_empty() && !matches!(t.node(t.states[i].0), Term::Done) {
             return refusal(
                 oblig,
                 Some(&t.state(i)),
@@ -1309,22 +1327,14 @@ fn check_ranking(
 ) -> Verdict {
     let t = &c.table;
     if ranks.len() != t.len() {
-        return refusal(
-            oblig,
-            None,
-            "ranking.length",
-            format!("{} ranks for {} states", ranks.len(), t.len()),
-        );
+        let why = format!("{} ranks for {} states", ranks.len(), t.len());
+        return refusal(oblig, None, "ranking.length", why);
     }
     for &i in starts {
         let i = i as usize;
         if !goal(i) && ranks[i] == u64::MAX {
-            return refusal(
-                oblig,
-                Some(&t.state(i)),
-                "ranking.start",
-                format!("{rule}: start state {i} misses the goal and has no rank"),
-            );
+            let why = format!("{rule}: start state {i} misses the goal and has no rank");
+            return refusal(oblig, Some(&t.state(i)), "ranking.start", why);
         }
     }
     for i in 0..t.len() {
@@ -1332,12 +1342,8 @@ fn check_ranking(
             continue;
         }
         if c.succ.of(i).is_empty() {
-            return refusal(
-                oblig,
-                Some(&t.state(i)),
-                "ranking.progress",
-                format!("{rule}: state {i} misses the goal and cannot step"),
-            );
+            let why = format!("{rule}: state {i} misses the goal and cannot step");
+            return refusal(oblig, Some(&t.state(i)), "ranking.progress", why);
         }
         for &j in c.succ.of(i) {
             let j = j as usize;
@@ -1407,7 +1413,7 @@ const RESUME: Rules = ["resumable.count", "resumable"];
 /// [`crate::semantics::settled`], [`crate::semantics::suspended`] and finished of state `i`.
 fn root_of(t: &Table, i: usize) -> (bool, bool, bool) {
     let root = t.root(i);
-    (settled(root), suspended(root), *root == Term::Done)
+    (settled(&root), suspended(&root), *root == Term::Done)
 }
 
 /// Commands from outside (release, abortable, stoppable): the kernel lands each from the states
@@ -1605,13 +1611,13 @@ mod tests {
         let (a, b, c) = (thread(0, 1), thread(1, 2), thread(2, 3));
         assert_eq!(number_of(&t, &state(&a, &b, &[])), Some(0));
         assert_eq!(t.add(&state(&a, &b, &[]), None), Ok((0, false)));
-        assert_eq!(t.terms.len(), 6);
+        assert_eq!(t.nodes.len(), 6);
         let one = state(&a, &c, &[Value::Int(7)]);
         assert_eq!(number_of(&t, &one), None);
         assert_eq!(t.add(&one, None), Ok((2, true)));
         assert_eq!(t.add(&one.clone(), None), Ok((2, false)));
         // One new thread, `‖` and instance.
-        assert_eq!(t.terms.len(), 9);
+        assert_eq!(t.nodes.len(), 9);
         assert_eq!(number_of(&t, &one), Some(2));
         assert_eq!(t.state(2), one);
         // A state written out is found by its held children's addresses.
@@ -1628,7 +1634,7 @@ mod tests {
         };
         assert_eq!(number_of(&t, &other), None);
         assert_eq!(t.add(&other, None), Ok((3, true)));
-        assert_eq!(t.terms.len(), 9);
+        assert_eq!(t.nodes.len(), 9);
     }
 
     #[test]
@@ -1657,7 +1663,7 @@ mod tests {
             assert!(matches!(t.find(absent.clone(), g), Next::New(..)), "{g:?}");
         }
         // A held term is its guess's when it is that allocation, else found by its hash.
-        assert_eq!(t.find_term(&t.terms[0].clone(), Some(0)), Some(0));
+        assert_eq!(t.find_term(&t.nodes[0].clone(), Some(0)), Some(0));
         assert_eq!(t.find_term(&thread(0, 1), Some(0)), Some(0));
         assert_eq!(t.find_term(&thread(0, 1), Some(1)), Some(0));
     }
@@ -1728,6 +1734,32 @@ mod tests {
         swapped.reverse();
         assert_eq!(t.find_node(&terms[14], &swapped).0, Some(held[16]));
         assert_eq!(t.find_node(&terms[14], &swapped[..1]).0, None);
+    }
+
+    /// A node over a `‖`, at any depth, is held with its `‖` as a stub (no children) and is
+    /// written out whole again; no other node is.
+    #[test]
+    fn a_node_over_a_par_is_held_with_a_stub_and_written_out_whole() {
+        fn has_par(t: &Term) -> bool {
+            matches!(t, Term::Par(_)) || kids(t).any(|c| has_par(c))
+        }
+        let (a, b) = (thread(0, 1), thread(1, 2));
+        let inner = Sub::new(Term::Par(vec![a.clone(), b.clone()]));
+        let nested = state(&Sub::new(Term::Suspended(inner)), &a, &[Value::Int(3)]);
+        let mut t = table();
+        let (k, _) = t.add(&nested, None).unwrap();
+        assert_eq!(t.state(k as usize), nested);
+        assert_eq!(t.state(0), state(&a, &b, &[]));
+        for i in 0..t.nodes.len() as u32 {
+            let whole = t.term(i);
+            assert_eq!(t.stub[i as usize], has_par(&whole), "{whole:?}");
+            if let Term::Par(cs) = t.node(i) {
+                assert!(cs.is_empty() && !t.kids_of(i).is_empty());
+            }
+            // Written out, it is found again (fresh allocations over a stub's children).
+            assert_eq!(t.find_term(&whole, Some(i)), Some(i));
+        }
+        assert_eq!(number_of(&t, &nested), Some(k));
     }
 
     #[test]

@@ -62,11 +62,9 @@ pub(super) struct Memo {
 /// `par` in the context `ctx` (held nodes, from the root down, each over its first child).
 fn splice(t: &Table, ctx: &[u32], par: Term) -> Term {
     ctx.iter().rev().fold(par, |inner, &c| {
-        let mut held: Vec<Sub> = (t.kids_of(c).iter())
-            .map(|&k| t.terms[k as usize].clone())
-            .collect();
+        let mut held: Vec<Sub> = (t.kids_of(c).iter()).map(|&k| t.term(k)).collect();
         held[0] = Sub::new(inner);
-        with_kids(&t.terms[c as usize], &held)
+        with_kids(t.node(c), &held)
     })
 }
 
@@ -77,7 +75,7 @@ pub(super) fn split(sem: &Semantics, t: &Table, i: usize, memo: &mut Memo) -> Op
     // parameters by its address, held by the table as long as the memo lives).
     let (mut ctx, mut at, mut name, mut outer) = (Vec::new(), t.states[i].0, vec![], vec![]);
     loop {
-        match &*t.terms[at as usize] {
+        match t.node(at) {
             Term::Inst {
                 inst, plan, params, ..
             } => {
@@ -96,9 +94,10 @@ pub(super) fn split(sem: &Semantics, t: &Table, i: usize, memo: &mut Memo) -> Op
     let key = *memo.contexts.entry(name).or_insert(n);
     let mut kids = Vec::new();
     for &k in t.kids_of(at) {
-        let c = &*t.terms[k as usize];
-        let (closed, quiet) = *(memo.kids.entry((key, k)))
-            .or_insert_with(|| (closed(c, &mut Vec::new(), &outer), quiet(sem, c, true)));
+        let (closed, quiet) = *(memo.kids.entry((key, k))).or_insert_with(|| {
+            let c = t.term(k);
+            (closed(&c, &mut Vec::new(), &outer), quiet(sem, &c, true))
+        });
         kids.push(closed.then_some(quiet)?);
     }
     Some(Split {
@@ -200,7 +199,7 @@ pub(super) fn step(
         Entry::Occupied(e) => e.into_mut(),
         Entry::Vacant(e) => {
             let ids = e.key().1.iter();
-            let par = Term::Par(ids.map(|&k| t.terms[k as usize].clone()).collect());
+            let par = Term::Par(ids.map(|&k| t.term(k)).collect());
             let (term, beliefs) = (splice(t, &s.ctx, par), state.beliefs.clone());
             if !budget.spend(t.cost(i)) {
                 return None;
@@ -222,15 +221,15 @@ pub(super) fn step(
         if id.is_none()
             && let Some(j) = t.find_term(x, None)
         {
-            (*x, *id) = (t.terms[j as usize].clone(), Some(j));
+            (*x, *id) = (t.nodes[j as usize].clone(), Some(j));
         }
         ks = ks.zip(*id).map(|(mut ks, id)| (ks[k] = id, ks).1);
     }
     let held = ks.and_then(|ks| {
-        let mut at = t.find_node(&t.terms[s.par as usize], &ks).0?;
+        let mut at = t.find_node(t.node(s.par), &ks).0?;
         for &c in s.ctx.iter().rev() {
             let ks = [&[at], &t.kids_of(c)[1..]].concat();
-            at = t.find_node(&t.terms[c as usize], &ks).0?;
+            at = t.find_node(t.node(c), &ks).0?;
         }
         t.number(at, beliefs)
     });
@@ -327,12 +326,11 @@ mod tests {
                     Next::Old(j) => t.state(j as usize),
                     Next::New(s) => s,
                     Next::Put((par, moved, ctx, beliefs)) => {
-                        let mut cs: Vec<Sub> = (t.kids_of(par).iter())
-                            .map(|&k| t.terms[k as usize].clone())
-                            .collect();
+                        let mut cs: Vec<Sub> =
+                            (t.kids_of(par).iter()).map(|&k| t.term(k)).collect();
                         for (k, x, id) in moved {
-                            assert!(id.is_none_or(|j| Sub::ptr_eq(&t.terms[j as usize], &x)));
-                            cs[k] = x;
+                            assert!(id.is_none_or(|j| Sub::ptr_eq(&t.nodes[j as usize], &x)));
+                            cs[k] = id.map_or(x, |j| t.term(j));
                         }
                         let term = splice(t, &ctx, Term::Par(cs));
                         State { term, beliefs }
