@@ -1,7 +1,7 @@
 //! The frame rule: the Kripke frame of a network's explored worlds (`docs/frames.md` §1), and
 //! its frame conditions evaluated on it. A world is a belief set of the certificate's states
 //! with an attention of the agent; the relations are computed from the agent's rules with
-//! [`holds`]. No search and no solver: every check is a pass over the worlds, grouped by their
+//! [`holds`](crate::eval::holds). No search and no solver: every check is a pass over the worlds, grouped by their
 //! attention sets, desired sets and intended sets so that it stays linear in the states.
 
 use crate::check::{Refusal, Verdict};
