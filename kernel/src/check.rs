@@ -843,10 +843,12 @@ fn close(
     sem: &Semantics,
     mut table: Table,
     declared: Counts,
-    halt: &(dyn Fn(&Table, usize) -> bool + Sync),
+    halt: &(dyn Fn(&Term) -> bool + Sync),
     budget: &Budget,
     split: bool,
 ) -> Result<Closed, Unclosed> {
+    // On a worker of the pool (`scope` runs its body there): a caller outside the pool would
+    // number each block on a thread of its own, beside the pool's workers, on the same cores.
     rayon::scope(|_| {
         use rayon::prelude::*;
         type Steps = (Vec<Next>, Vec<(PlanId, u32)>);
@@ -854,11 +856,11 @@ fn close(
             .map(|_| Default::default())
             .collect();
         let step_of = |table: &Table, i: usize| -> Steps {
-            if halt(table, i) || !budget.spend(table.cost(i)) {
-                return (Vec::new(), Vec::new());
-            }
             // A step changes a few threads: the rest of the next term is this state's, held.
             let state = table.state(i);
+            if halt(&state.term) || !budget.spend(table.cost(i)) {
+                return (Vec::new(), Vec::new());
+            }
             let Some(candidates) = sem.candidates(&state, &mut |n| budget.spend(n)) else {
                 return (Vec::new(), Vec::new());
             };
@@ -1071,7 +1073,7 @@ fn check_body(body: &Body, budget: &Budget, digest: [u8; 32]) -> Report {
     // The scene's states, breadth-first from its initial state.
     let mut table = Table::default();
     let closed = match table.add(&sem.initial(), None) {
-        Ok(_) => close(&sem, table, body.scene, &|_, _| false, budget, true),
+        Ok(_) => close(&sem, table, body.scene, &|_| false, budget, true),
         Err(why) => Err((LIMIT, Some(0), why)),
     };
     report.scene = (closed.as_ref().ok()).map(|c| (c.table.len(), c.succ.all.len()));
@@ -1250,7 +1252,7 @@ fn check_witness(
             let s = &stopped.table;
             let from = Origins {
                 table: s,
-                pick: &|j| root_of(s, j).1,
+                pick: &|j| root_of(&s.root(j)).1,
                 prepare: &|_| {},
                 commands: &[Command::Resume, Command::Abort],
                 // An abort from a suspended root runs under `Handling` with nothing after it
@@ -1410,10 +1412,10 @@ const RELEASE: Rules = ["release.count", "release"];
 const STOP: Rules = ["stoppable.count", "stoppable"];
 const RESUME: Rules = ["resumable.count", "resumable"];
 
-/// [`crate::semantics::settled`], [`crate::semantics::suspended`] and finished of state `i`.
-fn root_of(t: &Table, i: usize) -> (bool, bool, bool) {
-    let root = t.root(i);
-    (settled(&root), suspended(&root), *root == Term::Done)
+/// [`crate::semantics::settled`], [`crate::semantics::suspended`] and finished of a state's
+/// root term.
+fn root_of(root: &Term) -> (bool, bool, bool) {
+    (settled(root), suspended(root), *root == Term::Done)
 }
 
 /// Commands from outside (release, abortable, stoppable): the kernel lands each from the states
@@ -1464,9 +1466,9 @@ fn outside(
         }
     }
     let until_finished = from.until_finished;
-    let settled = move |t: &Table, i: usize| match until_finished {
-        true => root_of(t, i).2,
-        false => root_of(t, i).0,
+    let settled = move |t: &Term| match until_finished {
+        true => root_of(t).2,
+        false => root_of(t).0,
     };
     let sub = match close(sem, sub, declared, &settled, budget, true) {
         Ok(s) => s,
@@ -1479,7 +1481,7 @@ fn outside(
             return (refusal(oblig, None, rule, format!("{at}{why}")), None);
         }
     };
-    let done = |i: usize| settled(&sub.table, i);
+    let done = |i: usize| settled(&sub.table.root(i));
     let verdict = check_ranking(&sub, ranks, &starts, &done, oblig, rule_rank);
     (verdict, Some((sub, landing_bad)))
 }

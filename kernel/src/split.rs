@@ -292,7 +292,7 @@ mod tests {
             table
                 .add(&sem.initial(), None)
                 .expect("the initial state is held");
-            close(&sem, table, body.scene, &|_, _| false, &budget, split)
+            close(&sem, table, body.scene, &|_| false, &budget, split)
         };
         let (a, b) = match (explore(true), explore(false)) {
             (Ok(a), Ok(b)) => (a, b),
